@@ -1,0 +1,24 @@
+"""The shared core of every engine: the contract (Game, State), its values and errors, and helpers."""
+
+from . import check
+from .data import load_data
+from .errors import SHORT_MAX, IllegalAction, UnknownGame
+from .game import Game, State
+from .turns import clockwise_from, leaders, next_seat, strict_majority
+from .types import Prompt, Score
+
+__all__ = [
+    "SHORT_MAX",
+    "Game",
+    "IllegalAction",
+    "Prompt",
+    "Score",
+    "State",
+    "UnknownGame",
+    "check",
+    "clockwise_from",
+    "leaders",
+    "load_data",
+    "next_seat",
+    "strict_majority",
+]
