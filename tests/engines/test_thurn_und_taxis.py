@@ -1,0 +1,454 @@
+"""Thurn und Taxis: every rule of rules/002 and game-log.md section 4, the rule text's examples, random games."""
+
+import itertools
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import engines
+from engines import IllegalAction
+from engines.thurn_und_taxis.board import board
+
+from .bots.thurn_und_taxis import Bot
+from .playout import assert_refused, play_random_game
+
+game = engines.get("thurn_und_taxis")
+_ids = itertools.count()
+
+
+def card(city: str) -> dict:
+    return {"id": f"{city}-{next(_ids)}", "city": city}
+
+
+def lay(s, p, city, side=None):
+    action = {"type": "lay", "player": p, "card": card(city)}
+    if side:
+        action["side"] = side
+    return game.apply(s, action)
+
+
+def end(s, p):
+    return game.apply(s, {"type": "end_turn", "player": p})
+
+
+def filler_turn(s, p):
+    """Seat p lays any fitting card and ends its turn (keeps other seats moving in rule tests)."""
+    route = s.routes[p]
+    if not route:
+        return end(lay(s, p, "lodz"), p)
+    options = game.fitting(route, "right") or game.fitting(route, "left")
+    if not options:
+        s = game.apply(s, {"type": "discard_route", "player": p})
+        return end(lay(s, p, "lodz"), p)
+    side = "right" if game.fitting(route, "right") else "left"
+    return end(lay(s, p, options[0], side), p)
+
+
+def build(s, p, cities):
+    """Seat p builds a route of `cities` one card a turn, from a fresh route; the other seats fill in between."""
+    while s.turn != p:
+        s = filler_turn(s, s.turn)
+    if s.routes[p]:
+        s = game.apply(s, {"type": "discard_route", "player": p})
+    for i, city in enumerate(cities):
+        s = lay(s, p, city, None if i < 2 else "right")
+        if i < len(cities) - 1:
+            s = end(s, p)
+            for q in range(1, s.n_players):
+                s = filler_turn(s, (p + q) % s.n_players)
+    return s
+
+
+def close(s, p, houses, coachman=False):
+    return game.apply(s, {"type": "close", "player": p, "houses": houses, "coachman": coachman})
+
+
+def refused(s, action) -> IllegalAction:
+    return assert_refused(game, s, action)
+
+
+# -- the rule text's examples ----------------------------------------------------------------------
+
+
+def test_example_route_carlsruhe_stuttgart_nuernberg_regensburg():
+    s = build(game.start(["Ana", "Ben"]), 0, ["carlsruhe", "stuttgart", "nuernberg"])
+    s = end(s, 0)
+    s = filler_turn(s, 1)
+    s = lay(s, 0, "regensburg", "right")
+    assert [c for _, c in s.routes[0]] == ["carlsruhe", "stuttgart", "nuernberg", "regensburg"]
+    s = end(s, 0)
+    s = filler_turn(s, 1)
+    # Innsbruck has no road to Carlsruhe or Regensburg
+    assert "does not fit" in refused(s, {"type": "lay", "player": 0, "card": card("innsbruck")}).short
+    # Würzburg touches Stuttgart and Nürnberg, but a card never goes in between
+    for side in (None, "left", "right"):
+        refused(s, {"type": "lay", "player": 0, "card": card("wuerzburg"), "side": side})
+    # Stuttgart is already in the route
+    assert "in the route" in refused(s, {"type": "lay", "player": 0, "card": card("stuttgart")}).short
+
+
+def _sigmaringen_augsburg_route():
+    return build(game.start(["Ana", "Ben"]), 0, ["sigmaringen", "stuttgart", "nuernberg", "regensburg", "ingolstadt", "augsburg"])
+
+
+def test_example_houses_one_city_in_each_region():
+    s = _sigmaringen_augsburg_route()
+    done = close(s, 0, ["sigmaringen", "stuttgart", "ingolstadt"])
+    assert done.houses[0] == {"sigmaringen", "stuttgart", "ingolstadt"}
+    # a second Baiern city with the other regions is neither mode
+    refused(s, {"type": "close", "player": 0, "houses": ["sigmaringen", "stuttgart", "ingolstadt", "nuernberg"]})
+
+
+def test_example_houses_every_city_of_one_region():
+    s = _sigmaringen_augsburg_route()
+    done = close(s, 0, ["nuernberg", "regensburg", "ingolstadt", "augsburg"])
+    assert done.houses[0] == {"nuernberg", "regensburg", "ingolstadt", "augsburg"}
+    refused(s, {"type": "close", "player": 0, "houses": ["nuernberg", "regensburg", "ingolstadt", "augsburg", "sigmaringen"]})
+
+
+def _close_route(s, p, cities, houses=(), coachman=False):
+    s = build(s, p, cities)
+    s = close(s, p, list(houses), coachman)
+    s = end(s, p)
+    for q in range(1, s.n_players):
+        s = filler_turn(s, (p + q) % s.n_players)
+    return s
+
+
+def test_example_carriages_three_then_five_then_four():
+    s = game.start(["Ana", "Ben"])
+    s = _close_route(s, 0, ["carlsruhe", "mannheim", "wuerzburg"])
+    assert s.carriage[0] == 3
+    s = _close_route(s, 0, ["basel", "zuerich", "kempten", "ulm", "augsburg"])
+    assert s.carriage[0] == 4  # never skips the 4
+    s = _close_route(s, 0, ["linz", "passau", "regensburg", "pilsen"])
+    assert s.carriage[0] == 4  # a 4-card route does not reach the 5
+
+
+def test_example_coachman_takes_the_seven_with_five_cards():
+    s = game.start(["Ana", "Ben"])
+    s.carriage[0] = 6
+    s = build(s, 0, ["basel", "zuerich", "kempten", "ulm", "augsburg"])
+    without = close(s, 0, [])
+    assert without.carriage[0] == 6
+    with_coachman = close(s, 0, [], coachman=True)
+    assert with_coachman.carriage[0] == 7
+    assert with_coachman.official == "coachman"
+
+
+def test_example_wuerttemberg_hohenzollern_tile():
+    s = game.start(["Ana", "Ben"])
+    s = _close_route(s, 0, ["carlsruhe", "stuttgart", "mannheim"], houses=["stuttgart"])
+    assert ("wuerttemberg_hohenzollern", 3) not in s.tiles[0]
+    s = _close_route(s, 0, ["freiburg", "sigmaringen", "ulm"], houses=["sigmaringen", "ulm"])
+    assert ("wuerttemberg_hohenzollern", 3) in s.tiles[0]
+
+
+def test_example_final_score_7_plus_17_minus_4():
+    s = game.start(["Ana", "Ben"])
+    s.carriage[0] = 6
+    s.tiles[0] = [("route_7", 4), ("outside_baiern", 6), ("baden", 3), ("boehmen_salzburg", 3), ("game_end", 1)]
+    s.houses[0] = set(board().cities[:16])
+    score = game.scores(s)[0]
+    assert score.total == 20
+    assert score.breakdown == {"carriage": 7, "route": 4, "regions": 12, "end": 1, "houses": -4}
+
+
+# -- routes ----------------------------------------------------------------------------------------
+
+
+def test_first_card_starts_a_route_anywhere():
+    s = lay(game.start(["Ana", "Ben"]), 0, "lodz")
+    assert s.routes[0] == [(s.routes[0][0][0], "lodz")]
+
+
+def test_side_required_only_when_both_ends_fit():
+    s = build(game.start(["Ana", "Ben"]), 0, ["ulm", "augsburg"])
+    s = end(s, 0)
+    s = filler_turn(s, 1)
+    # Kempten touches Ulm and Augsburg: both ends fit
+    assert "left or right" in refused(s, {"type": "lay", "player": 0, "card": card("kempten")}).short
+    assert [c for _, c in lay(s, 0, "kempten", "left").routes[0]] == ["kempten", "ulm", "augsburg"]
+    assert [c for _, c in lay(s, 0, "kempten", "right").routes[0]] == ["ulm", "augsburg", "kempten"]
+    # Innsbruck fits only after Augsburg: no side needed, and the wrong side is refused
+    assert [c for _, c in lay(s, 0, "innsbruck").routes[0]] == ["ulm", "augsburg", "innsbruck"]
+    assert "left" in refused(s, {"type": "lay", "player": 0, "card": card("innsbruck"), "side": "left"}).short
+
+
+def test_unknown_city_and_card_already_laid():
+    s = game.start(["Ana", "Ben"])
+    refused(s, {"type": "lay", "player": 0, "card": {"id": "x", "city": "paris"}})
+    s = lay(s, 0, "ulm")
+    s = end(s, 0)
+    laid = s.routes[0][0][0]
+    assert "route" in refused(s, {"type": "lay", "player": 1, "card": {"id": laid, "city": "ulm"}}).short
+
+
+def test_discard_route_before_first_lay_only():
+    s = build(game.start(["Ana", "Ben"]), 0, ["ulm", "augsburg"])
+    refused(s, {"type": "discard_route", "player": 0})  # after this turn's lay
+    s = end(s, 0)
+    s = filler_turn(s, 1)
+    s = game.apply(s, {"type": "discard_route", "player": 0})
+    assert s.routes[0] == []
+    refused(s, {"type": "discard_route", "player": 0})  # nothing left to discard
+    s = lay(s, 0, "lodz")
+    assert [c for _, c in s.routes[0]] == ["lodz"]
+
+
+def test_wrong_seat_and_turn_order():
+    s = game.start(["Ana", "Ben", "Cy"])
+    assert refused(s, {"type": "lay", "player": 1, "card": card("ulm")}).short == "Ana's turn"
+    s = end(lay(s, 0, "ulm"), 0)
+    assert game.prompt(s).player == 1
+    refused(s, {"type": "end_turn", "player": 1})  # every turn lays a card
+
+
+# -- officials -------------------------------------------------------------------------------------
+
+
+def test_first_turn_postmaster_is_compulsory():
+    s = game.start(["Ana", "Ben"])
+    assert "postmaster" in refused(s, {"type": "official", "player": 0, "official": "administrator"}).short
+    noted = game.apply(s, {"type": "official", "player": 0, "official": "postmaster"})
+    refused(noted, {"type": "official", "player": 0, "official": "postmaster"})
+    s = lay(s, 0, "ulm")
+    assert "one card" in refused(s, {"type": "lay", "player": 0, "card": card("augsburg")}).short
+
+
+def test_second_lay_is_the_postillion_and_one_official_per_turn():
+    s = build(game.start(["Ana", "Ben"]), 0, ["ulm", "augsburg"])
+    s = end(s, 0)
+    s = filler_turn(s, 1)
+    s = lay(s, 0, "innsbruck")
+    two = lay(s, 0, "salzburg")
+    assert two.official == "postillion" and len(two.routes[0]) == 4
+    refused(two, {"type": "lay", "player": 0, "card": card("linz")})  # never a third card
+    refused(two, {"type": "official", "player": 0, "official": "postmaster"})
+    assert "official" in refused(two, {"type": "close", "player": 0, "houses": [], "coachman": True}).short
+    helped = game.apply(s, {"type": "official", "player": 0, "official": "administrator"})
+    assert "official" in refused(helped, {"type": "lay", "player": 0, "card": card("salzburg")}).short
+    assert "official" in refused(helped, {"type": "close", "player": 0, "houses": [], "coachman": True}).short
+
+
+# -- closing ---------------------------------------------------------------------------------------
+
+
+def test_close_needs_three_cards_and_a_lay_this_turn():
+    s = build(game.start(["Ana", "Ben"]), 0, ["ulm", "augsburg"])
+    assert "3 cards" in refused(s, {"type": "close", "player": 0, "houses": []}).short
+    s = end(s, 0)
+    s = filler_turn(s, 1)
+    s = lay(s, 0, "innsbruck")
+    s = end(s, 0)
+    s = filler_turn(s, 1)
+    assert "Lay" in refused(s, {"type": "close", "player": 0, "houses": []}).short
+    s = lay(s, 0, "salzburg")
+    done = close(s, 0, ["salzburg"])
+    assert done.routes[0] == [] and done.closed
+    assert "closed" in refused(done, {"type": "lay", "player": 0, "card": card("ulm")}).short
+
+
+def test_houses_never_twice_in_a_city_and_only_on_the_route():
+    s = _close_route(game.start(["Ana", "Ben"]), 0, ["carlsruhe", "stuttgart", "ulm"], houses=["stuttgart"])
+    s = build(s, 0, ["mannheim", "stuttgart", "ulm"])
+    assert "already" in refused(s, {"type": "close", "player": 0, "houses": ["stuttgart"]}).short
+    assert "not on route" in refused(s, {"type": "close", "player": 0, "houses": ["lodz"]}).short
+    assert "twice" in refused(s, {"type": "close", "player": 0, "houses": ["ulm", "ulm"]}).short
+    assert close(s, 0, ["ulm"]).houses[0] == {"stuttgart", "ulm"}
+
+
+def test_opponent_houses_do_not_block():
+    s = _close_route(game.start(["Ana", "Ben"]), 0, ["carlsruhe", "stuttgart", "ulm"], houses=["stuttgart"])
+    s = _close_route(s, 1, ["wuerzburg", "stuttgart", "ulm"], houses=["stuttgart"])
+    assert "stuttgart" in s.houses[0] and "stuttgart" in s.houses[1]
+
+
+def test_house_supply_limits_the_placement():
+    s = build(game.start(["Ana", "Ben"]), 0, ["nuernberg", "regensburg", "ingolstadt"])
+    s.houses[0] = {c for c in board().cities if board().region_of[c] != "baiern"}  # 14 placed, 6 left
+    s.houses[0] |= {"augsburg", "kempten", "muenchen", "passau"}  # 18 placed, 2 left
+    assert refused(s, {"type": "close", "player": 0, "houses": ["nuernberg", "regensburg", "ingolstadt"]}).short == "Only 2 houses left"
+    assert all(len(h) <= 2 for h in game.prompt(s).options["house_sets"])
+
+
+def test_route_length_tiles_and_fallback():
+    s = build(game.start(["Ana", "Ben"]), 0, ["basel", "zuerich", "kempten", "ulm", "augsburg", "ingolstadt", "nuernberg"])
+    assert ("route_7", 4) in close(s, 0, []).tiles[0]
+    s.stacks["route_7"] = []
+    assert ("route_6", 3) in close(s, 0, []).tiles[0]
+    s.stacks["route_6"] = []
+    assert ("route_5", 2) in close(s, 0, []).tiles[0]
+    s.stacks["route_5"] = []
+    assert not any(t.startswith("route") for t, _ in close(s, 0, []).tiles[0])
+
+
+def test_no_route_tile_below_five_cards():
+    s = build(game.start(["Ana", "Ben"]), 0, ["basel", "zuerich", "kempten", "ulm"])
+    assert not any(t.startswith("route") for t, _ in close(s, 0, []).tiles[0])
+
+
+def test_region_tiles_top_value_first_and_once_per_player():
+    s = game.start(["Ana", "Ben", "Cy"])
+    s.houses[1] = {"carlsruhe", "freiburg", "mannheim"}
+    s.tiles[1] = [("baden", 3)]
+    s.stacks["baden"] = [2, 1]
+    s = _close_route(s, 0, ["carlsruhe", "mannheim", "wuerzburg"], houses=["carlsruhe", "mannheim"])
+    s = _close_route(s, 0, ["basel", "freiburg", "carlsruhe"], houses=["freiburg"])
+    assert ("baden", 2) in s.tiles[0] and s.stacks["baden"] == [1]
+    # Ana qualifies again on a later close but never takes a second Baden tile
+    s = _close_route(s, 0, ["mannheim", "carlsruhe", "freiburg"])
+    assert [t for t in s.tiles[0] if t[0] == "baden"] == [("baden", 2)]
+
+
+def test_region_tile_gone_when_stack_empty():
+    s = game.start(["Ana", "Ben"])
+    s.stacks["baden"] = []
+    s = _close_route(s, 0, ["carlsruhe", "mannheim", "wuerzburg"], houses=["carlsruhe", "mannheim"])
+    s = _close_route(s, 0, ["basel", "freiburg", "carlsruhe"], houses=["freiburg"])
+    assert not any(t == "baden" for t, _ in s.tiles[0])
+
+
+def test_outside_baiern_needs_a_house_in_each_other_region():
+    s = game.start(["Ana", "Ben"])
+    s.houses[0] = {"carlsruhe", "stuttgart", "sigmaringen", "basel", "innsbruck", "pilsen", "lodz"}
+    s = _close_route(s, 0, ["passau", "linz", "budweis"], houses=["linz"])
+    assert ("outside_baiern", 6) in s.tiles[0]
+
+
+def test_baiern_tile_needs_all_eight_cities():
+    s = game.start(["Ana", "Ben"])
+    s.houses[0] = {"augsburg", "kempten", "muenchen", "passau", "wuerzburg"}
+    s = _close_route(s, 0, ["nuernberg", "regensburg", "ingolstadt"], houses=["nuernberg", "regensburg"])
+    assert ("baiern", 5) not in s.tiles[0]
+    s = _close_route(s, 0, ["ulm", "ingolstadt", "regensburg"], houses=["ingolstadt"])
+    assert ("baiern", 5) in s.tiles[0]
+
+
+# -- the end ---------------------------------------------------------------------------------------
+
+
+def test_seven_carriage_ends_the_game_after_the_last_seat():
+    s = game.start(["Ana", "Ben", "Cy"])
+    s.carriage[1] = 6
+    s = filler_turn(s, 0)
+    s = build(s, 1, ["basel", "zuerich", "kempten", "ulm", "augsburg", "ingolstadt", "nuernberg"])
+    s = close(s, 1, [])
+    assert s.carriage[1] == 7 and s.end_holder == 1 and ("game_end", 1) in s.tiles[1]
+    assert game.phase(s).startswith("Last round")
+    s = end(s, 1)
+    assert not game.is_over(s)
+    s = filler_turn(s, 2)  # seat 2 sits right of the first player: the last turn
+    assert game.is_over(s) and game.prompt(s) is None
+    refused(s, {"type": "lay", "player": 0, "card": card("ulm")})
+
+
+def test_last_house_ends_the_game_and_only_the_first_trigger_takes_the_tile():
+    s = game.start(["Ana", "Ben"])
+    s.houses[0] = set(board().cities) - {"carlsruhe", "mannheim", "wuerzburg", "stuttgart", "ulm"}
+    s.houses[1] = set(s.houses[0])
+    s.carriage[1] = 6
+    s = build(s, 0, ["carlsruhe", "stuttgart", "wuerzburg"])
+    s.routes[1] = [(f"b{i}", c) for i, c in enumerate(["ulm", "stuttgart", "mannheim", "wuerzburg", "nuernberg", "regensburg"])]
+    s = close(s, 0, ["carlsruhe", "stuttgart", "wuerzburg"])
+    assert len(s.houses[0]) == 20 and s.end_holder == 0
+    s = end(s, 0)
+    s = close(lay(s, 1, "passau"), 1, [])  # Ben's last turn: a 7 carriage, but no second game-end tile
+    assert s.carriage[1] == 7 and s.end_holder == 0
+    assert not any(t == "game_end" for t, _ in s.tiles[1])
+    assert game.is_over(end(s, 1))
+
+
+def test_tie_break_game_end_holder_then_clockwise():
+    s = game.start(["Ana", "Ben", "Cy", "Dee"])
+    s.over = True
+    s.end_holder = 2
+    for seat in range(4):
+        s.houses[seat] = set(board().cities[:10])
+    s.tiles[3] = [("baden", 3)]
+    s.tiles[0] = [("baden", 2), ("route_5", 1)]
+    assert game.winners(s) == [3]  # Ana and Dee tie on 3: Dee is first clockwise from Cy, the holder
+    s.tiles[2] = [("game_end", 1), ("route_5", 2)]
+    assert game.winners(s) == [2]  # the holder among the leaders
+    s.tiles[2] = [("game_end", 1)]
+    assert game.winners(s) == [3]  # first tied leader clockwise from the holder (seat 2): Dee before Ana
+
+
+def test_scores_count_unplaced_houses_against():
+    s = game.start(["Ana", "Ben"])
+    assert [sc.total for sc in game.scores(s)] == [-20, -20]
+
+
+def test_prompt_lists_fitting_cities_and_house_sets():
+    s = build(game.start(["Ana", "Ben"]), 0, ["sigmaringen", "stuttgart", "ulm"])
+    prompt = game.prompt(s)
+    assert "close" in prompt.expects and "end_turn" in prompt.expects
+    sets = prompt.options["house_sets"]
+    assert ("stuttgart", "ulm") in sets and ("sigmaringen", "stuttgart") in sets and sets[-1] == ()
+    for houses in sets:
+        close(s, 0, list(houses))  # every listed set is legal
+    s = end(s, 0)
+    s = filler_turn(s, 1)
+    prompt = game.prompt(s)
+    assert prompt.expects[0] == "lay"
+    assert set(prompt.options["left"]) == board().neighbours["sigmaringen"] - {"stuttgart", "ulm"}
+
+
+# -- data ------------------------------------------------------------------------------------------
+
+
+def test_map_matches_the_component_counts():
+    b = board()
+    assert len(b.cities) == 22 and len(b.region_name) == 9
+    assert sum(len(n) for n in b.neighbours.values()) == 2 * 45
+    assert all(a in b.neighbours[c] for a in b.cities for c in b.neighbours[a])
+    assert b.carriage_points == {3: 2, 4: 3, 5: 5, 6: 7, 7: 10}
+    assert sum(len(v) for v in b.stacks.values()) == 30
+
+
+def test_setup_refusals():
+    with pytest.raises(IllegalAction):
+        game.start(["Ana"])
+    with pytest.raises(IllegalAction):
+        game.start(["Ana", "Ana"])
+    with pytest.raises(IllegalAction):
+        game.start(["Ana", "Ben"], {"board": "x"})
+
+
+# -- random games ----------------------------------------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n_players=st.integers(2, 4))
+def test_random_games_keep_the_contract(seed, n_players):
+    players = ["Ana", "Ben", "Cy", "Dee"][:n_players]
+    state = play_random_game("thurn_und_taxis", players, {}, Bot(n_players, {}, seed), seed)
+    for seat in range(n_players):
+        assert len(state.houses[seat]) + (-game.scores(state)[seat].breakdown["houses"]) == 20
+    assert state.end_holder is not None
+    assert sum(v for tiles in state.tiles for t, v in tiles if t == "game_end") == 1
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    junk=st.one_of(
+        json_values,
+        st.fixed_dictionaries({"type": st.sampled_from(game.action_types)}, optional={"player": json_values, "card": json_values, "houses": json_values, "side": json_values}),
+    )
+)
+def test_random_json_is_refused_cleanly(junk):
+    s = build(game.start(["Ana", "Ben"]), 0, ["ulm", "augsburg", "innsbruck"])
+    try:
+        game.apply(s, junk)
+    except IllegalAction as refused_action:
+        assert refused_action.short
+    assert json.dumps(junk) is not None
