@@ -1,0 +1,1 @@
+"""The appliance: event loop, journal, screens, choosers, enrolment, CLI and service glue."""
