@@ -1,0 +1,116 @@
+"""The game in progress: engine states for undo, kept in step with the journal.
+
+An action is checked by the engine first, then written to the journal, and only then becomes the
+current state, so the screen never shows what the store has not been given. Undo appends a marker
+and returns to the state before the last standing action; it can be repeated back to the start.
+"""
+
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import engines
+
+from .journal import CorruptJournal, GameRecord, Journal
+
+
+def new_gid(clock: float | None = None) -> str:
+    """A readable, time-sortable game id: 20261121-194501-3fa2."""
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(time.time() if clock is None else clock))
+    return f"{stamp}-{secrets.token_hex(2)}"
+
+
+@dataclass
+class Session:
+    journal: Journal
+    gid: str
+    name: str
+    players: list[str]
+    options: dict[str, Any]
+    #: states[0] is the start; states[-1] the current state; one more per standing action
+    states: list[engines.State] = field(default_factory=list)
+    #: entries written so far for this game, undo markers included (the next entry's number - 1)
+    entries: int = 0
+
+    @property
+    def game(self) -> engines.Game:
+        return engines.get(self.name)
+
+    @property
+    def state(self) -> engines.State:
+        return self.states[-1]
+
+    @property
+    def actions(self) -> tuple[dict, ...]:
+        return self.state.actions
+
+    @classmethod
+    def start(cls, journal: Journal, name: str, players: list[str], options: dict | None = None, gid: str | None = None) -> "Session":
+        """A new game: the engine checks the set-up, then the journal records it as current."""
+        game = engines.get(name)
+        state = game.start(players, options)
+        session = cls(journal, gid or new_gid(), name, list(state.players), dict(state.options), [state])
+        journal.begin_game(session.gid, name, session.players, session.options)
+        return session
+
+    @classmethod
+    def recover(cls, journal: Journal, gid: str | None = None) -> "Session | None":
+        """The current (or given) game rebuilt from its journal; None when there is none.
+
+        A journal entry the engine refuses is corruption, not history to skip: CorruptJournal.
+        """
+        gid = gid or journal.current()
+        if gid is None:
+            return None
+        record = journal.load(gid)
+        return cls.from_record(journal, record)
+
+    @classmethod
+    def from_record(cls, journal: Journal, record: GameRecord) -> "Session":
+        if record.game not in engines.names():
+            raise CorruptJournal(f"game {record.gid}: unknown game {record.game!r}")
+        game = engines.get(record.game)
+        try:
+            states = [game.start(record.players, record.options)]
+        except engines.IllegalAction as refused:
+            raise CorruptJournal(f"game {record.gid}: its set-up is refused: {refused}") from None
+        for number, (kind, action) in enumerate(record.entries, start=1):
+            if kind == "undo":
+                if len(states) > 1:
+                    states.pop()
+                continue
+            try:
+                states.append(game.apply(states[-1], action))
+            except engines.IllegalAction as refused:
+                raise CorruptJournal(f"game {record.gid}: entry {number}-0 is refused by the rules: {refused}") from None
+        return cls(journal, record.gid, record.game, record.players, record.options, states, len(record.entries))
+
+    def apply(self, action: dict) -> engines.State:
+        """Apply `action` (IllegalAction changes nothing), journal it, and make it current."""
+        was_over = self.game.is_over(self.state)
+        new = self.game.apply(self.state, action)
+        self.entries += 1
+        self.journal.append(self.gid, self.entries, new.actions[-1])
+        self.states.append(new)
+        self._status_changed(was_over)
+        return new
+
+    def undo(self) -> bool:
+        """Return to the state before the last standing action; False when at the start."""
+        if len(self.states) == 1:
+            return False
+        was_over = self.game.is_over(self.state)
+        self.entries += 1
+        self.journal.append(self.gid, self.entries, None)
+        self.states.pop()
+        self._status_changed(was_over)
+        return True
+
+    def _status_changed(self, was_over: bool) -> None:
+        over = self.game.is_over(self.state)
+        if over and not was_over:
+            scores = [{"player": s.player, "total": s.total, "breakdown": s.breakdown} for s in self.game.scores(self.state)]
+            self.journal.set_status(self.gid, "over", scores)
+        elif was_over and not over:
+            self.journal.set_status(self.gid, "playing")

@@ -1,0 +1,45 @@
+"""Connecting to the store from its URL: `redis://`, `rediss://`, `unix://` for a real server, `memory://`
+for an in-process fakeredis server (the desktop default and the unit tests).
+
+Short socket timeouts keep the table responsive when the server is gone: the journal then keeps the
+actions in memory and writes them when the server answers again.
+"""
+
+import threading
+
+import fakeredis
+import redis
+
+SCHEMES = ("memory", "redis", "rediss", "unix")
+TIMEOUT_S = 0.5
+
+_memory_servers: dict[str, fakeredis.FakeServer] = {}
+_lock = threading.Lock()
+
+
+class BadStoreURL(ValueError):
+    """A store URL with an unknown scheme."""
+
+
+def connect(url: str) -> redis.Redis:
+    """A client for `url`; the same `memory://name` URL shares one in-process server."""
+    scheme = url.split("://", 1)[0] if "://" in url else ""
+    if scheme not in SCHEMES:
+        raise BadStoreURL(f"store URL {url!r}: the scheme must be one of {', '.join(s + '://' for s in SCHEMES)}")
+    if scheme == "memory":
+        with _lock:
+            server = _memory_servers.setdefault(url, fakeredis.FakeServer())
+        return fakeredis.FakeRedis(server=server, decode_responses=True)
+    return redis.Redis.from_url(
+        url,
+        decode_responses=True,
+        socket_timeout=TIMEOUT_S,
+        socket_connect_timeout=TIMEOUT_S,
+        health_check_interval=0,
+    )
+
+
+def memory_server(url: str = "memory://") -> fakeredis.FakeServer:
+    """The in-process server behind a `memory://` URL (tests use it to simulate an outage)."""
+    with _lock:
+        return _memory_servers.setdefault(url, fakeredis.FakeServer())
