@@ -1,0 +1,12 @@
+"""Table adapters, one per game: how taps and presses become that game's actions."""
+
+import importlib
+
+from .base import Adapter
+
+
+def adapter_for(game: str) -> Adapter:
+    module = importlib.import_module(f"{__name__}.{game}")
+    return next(
+        cls() for cls in vars(module).values() if isinstance(cls, type) and issubclass(cls, Adapter) and cls is not Adapter
+    )

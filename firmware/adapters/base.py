@@ -1,0 +1,58 @@
+"""What every game's table adapter does: turn taps and presses into actions, asking when needed.
+
+An adapter's `tag`, `press`, `follow_up` and `setup` are flows (generators, see firmware.flows): they
+may ask the chooser or wait for a tap, and finally return an action (or `Replace`, or None). Refusals
+the adapter can see itself raise `IllegalAction`; everything else is left to the engine.
+"""
+
+from typing import Any, ClassVar
+
+import engines
+from engines import IllegalAction
+
+from ..flows import Choose, Flow
+from ..tagmap import TagEntry
+
+
+class Adapter:
+    game_name: ClassVar[str]
+    #: the descriptor kinds of this game's components, as enrolled in the tag map
+    kinds: ClassVar[tuple[str, ...]]
+    #: what each button does in this game (shown in help and the README)
+    buttons: ClassVar[dict[str, str]]
+
+    def __init__(self) -> None:
+        self.game = engines.get(self.game_name)
+
+    def setup(self, n_players: int) -> Flow:
+        """Ask the game's options at set-up; the default game has none."""
+        yield from ()
+        return {}
+
+    def tag(self, state: engines.State, entry: TagEntry, seat: int | None) -> Flow:
+        raise NotImplementedError
+
+    def press(self, state: engines.State, role: str, seat: int | None) -> Flow:
+        raise NotImplementedError
+
+    def follow_up(self, state: engines.State) -> Flow | None:
+        """A flow the engine's prompt demands by itself now (e.g. placements after a withdraw)."""
+        return None
+
+    # -- helpers for subclasses ------------------------------------------------------------------
+
+    def acting_seat(self, state: engines.State, seat: int | None) -> Flow:
+        """The seat acting: the reader's or button's seat, else whose turn it is, else asked."""
+        if seat is not None:
+            return seat
+        prompt = self.game.prompt(state)
+        if prompt is not None and prompt.player is not None:
+            return prompt.player
+        return (yield Choose.of("Whose is it?", [(name, i) for i, name in enumerate(state.players)]))
+
+    def unused(self, role: str) -> IllegalAction:
+        return IllegalAction(f"'{role}' does nothing here", f"the {role} button has no use in {self.game.title} now")
+
+    @staticmethod
+    def descriptor(entry: TagEntry) -> dict[str, Any]:
+        return dict(entry.descriptor)

@@ -1,0 +1,96 @@
+"""Questions the table asks while building an action, and the flows that ask them.
+
+A flow is a generator: it yields `Choose` (pick one option with next/ok or the encoder) or `Tap`
+(tap a component of one of some kinds, or press ok when `done` is given) and finally returns what it
+built (an action, or set-up options). This keeps each game's input logic a short, readable function,
+and the table runs every flow the same way.
+"""
+
+from dataclasses import dataclass
+from typing import Any, Generator, Iterable
+
+
+@dataclass(frozen=True)
+class Option:
+    label: str
+    value: Any
+
+
+@dataclass(frozen=True)
+class Choose:
+    question: str
+    options: tuple[Option, ...]
+    start: int = 0
+
+    @classmethod
+    def of(cls, question: str, pairs: Iterable[tuple[str, Any]], start: int = 0) -> "Choose":
+        return cls(question, tuple(Option(label, value) for label, value in pairs), start)
+
+
+@dataclass(frozen=True)
+class Tap:
+    question: str
+    kinds: tuple[str, ...]
+    #: label of the ok button when the tap is optional (ok then answers None)
+    done: str | None = None
+
+
+@dataclass(frozen=True)
+class Replace:
+    """Replace the last standing action by `action` (e.g. a second card tapped just after the first)."""
+
+    action: dict
+
+
+Request = Choose | Tap
+Flow = Generator[Request, Any, Any]
+
+
+def yes_no(question: str, default: bool = False) -> Choose:
+    return Choose.of(question, [("No", False), ("Yes", True)], start=1 if default else 0)
+
+
+class Running:
+    """A flow in progress: its current request and where the chooser's cursor is."""
+
+    def __init__(self, flow: Flow, *, undo_undoes: bool):
+        self.flow = flow
+        #: a flow the game demanded by itself (placements after a withdraw): undo then undoes the
+        #: last action rather than just closing the question
+        self.undo_undoes = undo_undoes
+        self.request: Request | None = None
+        self.result: Any = None
+        self.index = 0
+        self._advance(None, first=True)
+
+    @property
+    def done(self) -> bool:
+        return self.request is None
+
+    def answer(self, value: Any) -> None:
+        self._advance(value)
+
+    def move(self, steps: int) -> None:
+        if isinstance(self.request, Choose) and self.request.options:
+            self.index = (self.index + steps) % len(self.request.options)
+
+    def chosen(self) -> Any:
+        return self.request.options[self.index].value
+
+    def cancel(self) -> None:
+        self.flow.close()
+        self.request = None
+
+    def _advance(self, value: Any, first: bool = False) -> None:
+        try:
+            self.request = next(self.flow) if first else self.flow.send(value)
+        except StopIteration as stop:
+            self.request, self.result = None, stop.value
+            return
+        except BaseException:
+            self.request = None  # the flow refused (IllegalAction) or broke: it is over
+            raise
+        if isinstance(self.request, Choose):
+            if not self.request.options:
+                raise ValueError(f"a chooser with no options: {self.request.question!r}")
+            self.index = self.request.start

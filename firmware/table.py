@@ -1,0 +1,344 @@
+"""The table: every input event goes in, one view comes out (interaction.md made into a state machine).
+
+One thread owns a Table. Tags are looked up in the tag map, presses and taps go to the game's adapter
+(or answer the question on screen), actions go through the session (engine, then journal), and the
+result is flashed. A refused input shows why on an error flash and changes nothing.
+
+Buttons everywhere: `next` (or the encoder) moves the chooser, `ok` picks, `undo` goes back one
+question or undoes the last action, holding `undo` opens the menu. Any input dismisses a flash.
+"""
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+import engines
+from engines import IllegalAction
+
+from .adapters import Adapter, adapter_for
+from .flows import Choose, Flow, Replace, Running, Tap
+from .journal import CorruptJournal, Journal
+from .session import Session
+from .tagmap import TagEntry, TagMap
+from .views import ChooserView, FlashView, MessageView, OverView, Row, ScoreView, TapView, View
+
+#: Tap kinds that accept any tag, known or not (the menu's "identify a tag")
+ANY_TAG = ("*",)
+
+
+@dataclass
+class TableSettings:
+    """What the profile tells the table: default names, the preferred game, flash durations."""
+
+    players: list[str] = field(default_factory=lambda: ["Ana", "Ben", "Cy", "Dee", "Eve"])
+    game: str | None = None
+    flash_s: float = 2.0
+    error_s: float = 3.0
+
+    def names(self, n: int) -> list[str]:
+        return [self.players[i] if i < len(self.players) else f"Player {i + 1}" for i in range(n)]
+
+
+@dataclass
+class Flash:
+    lines: tuple[str, ...]
+    error: bool
+    until: float
+
+
+class Table:
+    def __init__(self, journal: Journal, tags: TagMap, settings: TableSettings | None = None, clock: Callable[[], float] = time.monotonic):
+        self.journal = journal
+        self.tags = tags
+        self.settings = settings or TableSettings()
+        self.clock = clock
+        self.session: Session | None = None
+        self.adapter: Adapter | None = None
+        self.running: Running | None = None
+        self._on_done: Callable[[Any], None] | None = None
+        self.flash: Flash | None = None
+        self.halted: str | None = None
+        self.last_event = ""
+
+    # -- start-up --------------------------------------------------------------------------------
+
+    def boot(self) -> None:
+        """Recover the current game from the journal, or start choosing a new one."""
+        try:
+            session = Session.recover(self.journal)
+        except (CorruptJournal, KeyError) as error:
+            self.halted = str(error)
+            return
+        if session is None:
+            self._start_home()
+        else:
+            self._use(session)
+            self._follow_up()
+
+    # -- input -----------------------------------------------------------------------------------
+
+    def tag(self, uid: str, seat: int | None = None) -> None:
+        """A tag arrived on a reader (seat None: a shared reader)."""
+        self._guard(self._on_tag, uid, seat)
+
+    def press(self, role: str, seat: int | None = None) -> None:
+        self._guard(self._on_press, role, seat)
+
+    def hold(self, role: str, seat: int | None = None) -> None:
+        self._guard(self._on_hold, role, seat)
+
+    def turn(self, steps: int) -> None:
+        """The rotary encoder turned `steps` detents (negative: back)."""
+        self.flash = None
+        if self.running and isinstance(self.running.request, Choose):
+            self.running.move(steps)
+
+    def tick(self) -> bool:
+        """Time passes: expire the flash and retry the store; True when the view may have changed."""
+        changed = False
+        if self.flash and self.clock() >= self.flash.until:
+            self.flash = None
+            changed = True
+        if self.journal.pending:
+            was_offline = self.journal.offline
+            self.journal.flush()
+            changed = changed or was_offline != self.journal.offline
+        return changed
+
+    # -- what to show ----------------------------------------------------------------------------
+
+    def view(self) -> View:
+        offline = self.journal.offline
+        if self.flash:
+            return FlashView(self.flash.lines, self.flash.error, offline)
+        title = self.session.game.title if self.session else "tablemate"
+        if self.running:
+            request = self.running.request
+            if isinstance(request, Choose):
+                return ChooserView(request.question, tuple(o.label for o in request.options), self.running.index, title, offline)
+            return TapView(request.question, request.done, title, offline)
+        if self.halted:
+            return MessageView("Journal problem", (self.halted, "Hold undo: menu"), offline)
+        if self.session is None:
+            return MessageView("tablemate", ("Hold undo: menu",), offline)
+        game, state = self.session.game, self.session.state
+        if game.is_over(state):
+            return self._over_view(offline)
+        prompt = game.prompt(state)
+        current = prompt.player if prompt else None
+        rows = tuple(Row(s.player, s.total, seat == current) for seat, s in enumerate(game.scores(state)))
+        return ScoreView(title, game.phase(state), rows, prompt.text if prompt else "", self.last_event, "", offline)
+
+    def _over_view(self, offline: bool) -> OverView:
+        game, state = self.session.game, self.session.state
+        totals = [(s.total, seat, s.player) for seat, s in enumerate(game.scores(state))]
+        ranking, place = [], 0
+        for position, (total, _, name) in enumerate(sorted(totals, key=lambda t: (-t[0], t[1]))):
+            if position == 0 or total != ranking[-1][2]:
+                place = position + 1
+            ranking.append((place, name, total))
+        winners = tuple(state.players[seat] for seat in game.winners(state))
+        return OverView(game.title, tuple(ranking), winners, offline)
+
+    # -- handlers --------------------------------------------------------------------------------
+
+    def _guard(self, handler: Callable[..., None], *args: Any) -> None:
+        self.flash = None
+        try:
+            handler(*args)
+        except IllegalAction as refused:
+            self._error(refused.short)
+            if self.running is not None and self.running.done:
+                self.running = None
+            self._follow_up()
+
+    def _on_tag(self, uid: str, seat: int | None) -> None:
+        entry = self.tags.get(uid)
+        request = self.running.request if self.running else None
+        if isinstance(request, Tap) and request.kinds == ANY_TAG:
+            self._answer((uid, entry))
+            return
+        if entry is None:
+            raise IllegalAction(f"Unknown tag {uid[:8]}", f"tag {uid} is not enrolled")
+        if self.session is None or self.halted:
+            raise IllegalAction("No game in progress", f"tag {uid} ({entry.label or entry.kind}) arrived with no game")
+        if entry.game != self.session.name:
+            other = _title(entry.game)
+            raise IllegalAction(f"Tag of {other}", f"tag {uid} belongs to {other}, not {self.session.game.title}")
+        if isinstance(request, Tap):
+            if entry.kind not in request.kinds:
+                raise IllegalAction(f"Tap: {request.question}", f"a {entry.kind} is not what the table asks for")
+            self._answer(entry)
+            return
+        if request is not None:
+            raise IllegalAction("Answer first (undo=back)", "a question is on screen")
+        if self.session.game.is_over(self.session.state):
+            raise IllegalAction("Game over: ok=new game", "the game is over")
+        self._run(self.adapter.tag(self.session.state, entry, seat), self._apply_outcome)
+
+    def _on_press(self, role: str, seat: int | None) -> None:
+        if self.running:
+            self._press_in_flow(role)
+            return
+        if self.halted or self.session is None:
+            raise IllegalAction("Hold undo: menu", "no game is in progress")
+        if role == "undo":
+            self._undo()
+        elif self.session.game.is_over(self.session.state):
+            if role != "ok":
+                raise IllegalAction("Game over: ok=new game", "the game is over; ok starts a new one, undo goes back")
+            self._start_home()
+        else:
+            self._run(self.adapter.press(self.session.state, role, seat), self._apply_outcome)
+
+    def _press_in_flow(self, role: str) -> None:
+        running = self.running
+        request = running.request
+        if role == "undo":
+            running.cancel()
+            self.running = None
+            if running.undo_undoes:
+                self._undo()
+            elif self.session is None and not self.halted:
+                self._start_home()
+            return
+        if isinstance(request, Choose):
+            if role == "next":
+                running.move(1)
+            elif role == "ok":
+                self._answer(running.chosen())
+            else:
+                raise IllegalAction("Answer first (undo=back)", f"{role} does nothing while a question is on screen")
+        elif role == "ok" and request.done:
+            self._answer(None)
+        else:
+            raise IllegalAction(request.question[:42], f"the table waits for a tap: {request.question}")
+
+    def _on_hold(self, role: str, seat: int | None) -> None:
+        if role != "undo":
+            self._on_press(role, seat)
+            return
+        if self.running:
+            self.running.cancel()
+            self.running = None
+        self._run(self._menu(), self._menu_done)
+
+    # -- flows -----------------------------------------------------------------------------------
+
+    def _run(self, flow: Flow, on_done: Callable[[Any], None], *, undo_undoes: bool = False) -> None:
+        self.running = Running(flow, undo_undoes=undo_undoes)
+        self._on_done = on_done
+        self._settle()
+
+    def _answer(self, value: Any) -> None:
+        self.running.answer(value)
+        self._settle()
+
+    def _settle(self) -> None:
+        """When the running flow has finished, hand its result on."""
+        if self.running is not None and self.running.done:
+            result, on_done = self.running.result, self._on_done
+            self.running = None
+            on_done(result)
+
+    def _follow_up(self) -> None:
+        if self.running is None and self.session is not None and not self.halted:
+            flow = self.adapter.follow_up(self.session.state)
+            if flow is not None:
+                self._run(flow, self._apply_outcome, undo_undoes=True)
+
+    # -- game actions ----------------------------------------------------------------------------
+
+    def _apply_outcome(self, outcome: dict | Replace | None) -> None:
+        if outcome is None:
+            self._follow_up()
+            return
+        if isinstance(outcome, Replace):
+            previous = self.session.states[-2] if len(self.session.states) > 1 else None
+            if previous is None:
+                raise IllegalAction("Nothing to replace", "no action stands to be replaced")
+            self.session.game.apply(previous, outcome.action)  # refuses before anything is undone
+            self.session.undo()
+            state = self.session.apply(outcome.action)
+        else:
+            state = self.session.apply(outcome)
+        self.last_event = ", ".join(state.events)[:63]
+        if state.events:
+            self._show(state.events, error=False)
+        self._follow_up()
+
+    def _undo(self) -> None:
+        if not self.session.undo():
+            raise IllegalAction("Nothing to undo", "the game is back at its start")
+        self.last_event = "Undone"
+        self._show(("Undone",), error=False)
+        self._follow_up()
+
+    def _use(self, session: Session) -> None:
+        self.session = session
+        self.adapter = adapter_for(session.name)
+        self.halted = None
+        self.last_event = ""
+
+    # -- home and menu ---------------------------------------------------------------------------
+
+    def _start_home(self) -> None:
+        self._run(self._home(), self._new_game)
+
+    def _home(self) -> Flow:
+        names = engines.names()
+        if self.settings.game in names:
+            names.remove(self.settings.game)
+            names.insert(0, self.settings.game)
+        name = yield Choose.of("Which game?", [(engines.get(n).title, n) for n in names])
+        game = engines.get(name)
+        counts = list(range(game.min_players, game.max_players + 1))
+        preferred = min(max(len(self.settings.players), game.min_players), game.max_players)
+        n = yield Choose.of(f"{game.title}: players?", [(f"{k} players", k) for k in counts], counts.index(preferred))
+        options = yield from adapter_for(name).setup(n)
+        return name, self.settings.names(n), options
+
+    def _new_game(self, choice: tuple[str, list[str], dict]) -> None:
+        name, players, options = choice
+        if self.session is not None and not self.session.game.is_over(self.session.state):
+            self.journal.set_status(self.session.gid, "abandoned")
+        self._use(Session.start(self.journal, name, players, options))
+        self._show((f"{self.session.game.title}", ", ".join(players)), error=False)
+        self._follow_up()
+
+    def _menu(self) -> Flow:
+        choices = [("Back", "back"), ("New game", "new"), ("Identify a tag", "identify")]
+        choice = yield Choose.of("Menu", choices)
+        if choice == "identify":
+            return (yield Tap("Tap a tag to identify", ANY_TAG, done="back"))
+        return choice
+
+    def _menu_done(self, choice: Any) -> None:
+        if isinstance(choice, tuple):
+            self._show(self._describe(*choice), error=False)
+        elif choice == "new":
+            self._start_home()
+            return
+        if self.session is None and not self.halted:
+            self._start_home()
+        else:
+            self._follow_up()
+
+    def _describe(self, uid: str, entry: TagEntry | None) -> tuple[str, ...]:
+        if entry is None:
+            return (f"Tag {uid[:14]}", "not enrolled")
+        return (f"Tag {uid[:14]}", entry.label or entry.kind, _title(entry.game))
+
+    # -- flashes ---------------------------------------------------------------------------------
+
+    def _show(self, lines: Iterable[str], *, error: bool) -> None:
+        seconds = self.settings.error_s if error else self.settings.flash_s
+        self.flash = Flash(tuple(lines), error, self.clock() + seconds)
+
+    def _error(self, short: str) -> None:
+        self._show((short,), error=True)
+
+
+def _title(game: str) -> str:
+    """A game's title, also for a tag enrolled for a game this table does not have."""
+    return engines.get(game).title if game in engines.names() else game.replace("_", " ").title()

@@ -1,0 +1,67 @@
+"""What the screen shows, as plain data: the table decides the view, firmware.screens draws it.
+
+Keeping views separate from drawing lets the controller be tested without pixels and lets the same
+views feed the small OLED, the terminal, and the PNG captures.
+"""
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    total: int
+    current: bool = False
+
+
+@dataclass(frozen=True)
+class ScoreView:
+    title: str
+    phase: str
+    rows: tuple[Row, ...]
+    prompt: str = ""
+    last_event: str = ""
+    hint: str = ""
+    offline: bool = False
+
+
+@dataclass(frozen=True)
+class ChooserView:
+    question: str
+    options: tuple[str, ...]
+    index: int
+    title: str = ""
+    offline: bool = False
+
+
+@dataclass(frozen=True)
+class TapView:
+    question: str
+    done: str | None = None
+    title: str = ""
+    offline: bool = False
+
+
+@dataclass(frozen=True)
+class FlashView:
+    lines: tuple[str, ...]
+    error: bool = False
+    offline: bool = False
+
+
+@dataclass(frozen=True)
+class OverView:
+    title: str
+    ranking: tuple[tuple[int, str, int], ...]  # (place, name, total)
+    winners: tuple[str, ...] = field(default_factory=tuple)
+    offline: bool = False
+
+
+@dataclass(frozen=True)
+class MessageView:
+    title: str
+    lines: tuple[str, ...]
+    offline: bool = False
+
+
+View = ScoreView | ChooserView | TapView | FlashView | OverView | MessageView
