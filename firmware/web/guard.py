@@ -1,0 +1,79 @@
+"""The web view's outer wall: read-only methods, no request bodies, bounded URLs, protective headers.
+
+It wraps the whole app (error pages included), so every response carries the headers and nothing
+that could change a game, or make the app handle a large request, gets past it. (uvicorn bounds
+what it buffers of a request head that arrives slowly: see server.py.)
+"""
+
+import json
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+METHODS = ("GET", "HEAD")
+#: The longest path plus query string accepted; the view's own URLs are far shorter.
+MAX_TARGET = 1024
+#: The most header bytes (names and values) accepted; a phone's browser sends well under 2 KB.
+MAX_HEADERS = 8 * 1024
+
+HEADERS = [
+    (b"content-security-policy", b"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+     b"connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"cross-origin-resource-policy", b"same-origin"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+]
+
+
+class Guard:
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_guarded(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                names = {name.lower() for name, _ in message.get("headers", [])}
+                headers = list(message.get("headers", [])) + [h for h in HEADERS if h[0] not in names]
+                if b"cache-control" not in names:
+                    static = scope["path"].startswith("/static/")
+                    headers.append((b"cache-control", b"no-cache" if static else b"no-store"))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        refusal = _refusal(scope)
+        if refusal is not None:
+            status, text, extra = refusal
+            await _respond(scope, send_guarded, status, text, extra)
+            return
+        await self.app(scope, receive, send_guarded)
+
+
+def _refusal(scope: Scope) -> tuple[int, str, list] | None:
+    if scope["method"] not in METHODS:
+        return 405, f"this view is read-only: {scope['method']} is refused, only GET and HEAD", [(b"allow", b"GET, HEAD")]
+    headers = dict(scope.get("headers", []))
+    length = headers.get(b"content-length", b"0").strip()
+    if b"transfer-encoding" in headers or length not in (b"", b"0"):
+        return 413, "requests to this view carry no body", []
+    if sum(len(name) + len(value) for name, value in scope.get("headers", [])) > MAX_HEADERS:
+        return 431, f"the request's headers are too large (more than {MAX_HEADERS} bytes)", []
+    target = len(scope.get("raw_path") or scope["path"].encode()) + len(scope.get("query_string", b""))
+    if target > MAX_TARGET:
+        return 414, f"the address is too long (more than {MAX_TARGET} characters)", []
+    return None
+
+
+async def _respond(scope: Scope, send: Send, status: int, text: str, extra: list) -> None:
+    """A short refusal: JSON under /api/, plain text elsewhere. The body is never read."""
+    if scope["path"].startswith("/api/"):
+        body, kind = json.dumps({"error": text}).encode(), b"application/json"
+    else:
+        body, kind = text.encode() + b"\n", b"text/plain; charset=utf-8"
+    headers = [(b"content-type", kind), (b"content-length", str(len(body)).encode()), (b"connection", b"close"), *extra]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else body})

@@ -1,0 +1,137 @@
+"""Live updates: one subscriber to the table's pub/sub channel feeds every open page.
+
+A thread listens on `tablemate:{table}:updates` (redis-py's blocking pub/sub, the same client for
+`memory://` and `redis://`) and wakes the event loop; the hub then computes one snapshot (the live
+panel, rendered once) and hands it to every follower. A follower that falls behind gets the latest
+snapshot, never a queue of stale ones. When Redis stops answering, the followers get an `outage`
+snapshot, and once it answers again a fresh state, since messages sent meanwhile are lost.
+"""
+
+import asyncio
+import re
+import threading
+from typing import AsyncIterator, Callable, NamedTuple
+
+from starlette.concurrency import run_in_threadpool
+
+from ..journal import OUTAGE
+from ..store import connect
+
+#: Seconds between two attempts to reach Redis again after an outage.
+RETRY_S = 0.5
+#: Seconds a follower waits before a keep-alive (an SSE comment), so dead connections are noticed.
+KEEPALIVE_S = 15.0
+#: How long the listener blocks in one read; bounds how long stopping takes.
+POLL_S = 0.25
+
+
+class Snapshot(NamedTuple):
+    """One SSE message: `event` is "state" or "outage", `id` names the game and its entry count."""
+
+    event: str
+    id: str
+    data: str
+
+
+class Hub:
+    def __init__(self, store_url: str, channel: str, compute: Callable[[], Snapshot], max_viewers: int = 50):
+        self.store_url = store_url
+        self.channel = channel
+        self.compute = compute
+        self.max_viewers = max_viewers
+        self.followers = 0
+        self.latest: Snapshot | None = None
+        self.version = 0
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._task: asyncio.Task | None = None
+
+    # -- life cycle (the app's lifespan) ----------------------------------------------------------
+
+    async def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._wake: asyncio.Queue[str] = asyncio.Queue()
+        self._changed = asyncio.Event()
+        self._task = asyncio.create_task(self._run(), name="tablemate-web-hub")
+        self._thread = threading.Thread(target=self._listen, name="tablemate-web-listener", daemon=True)
+        self._thread.start()
+
+    async def stop(self) -> None:
+        self._stopping.set()
+        if self._thread is not None:
+            await run_in_threadpool(self._thread.join)
+        if self._task is not None:
+            self._task.cancel()
+        self._changed.set()
+
+    # -- the listener thread ----------------------------------------------------------------------
+
+    def _listen(self) -> None:
+        down = False
+        while not self._stopping.is_set():
+            pubsub = None
+            try:
+                pubsub = connect(self.store_url).pubsub(ignore_subscribe_messages=True)
+                pubsub.subscribe(self.channel)
+                down = False
+                self._notify("subscribed")
+                while not self._stopping.is_set():
+                    if pubsub.get_message(timeout=POLL_S) is not None:
+                        self._notify("update")
+            except OUTAGE:
+                if not down:
+                    down = True
+                    self._notify("down")
+                self._stopping.wait(RETRY_S)
+            finally:
+                if pubsub is not None:
+                    try:
+                        pubsub.close()
+                    except OUTAGE:
+                        pass
+
+    def _notify(self, what: str) -> None:
+        self._loop.call_soon_threadsafe(self._wake.put_nowait, what)
+
+    # -- the hub task -----------------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        while True:
+            await self._wake.get()
+            while not self._wake.empty():
+                self._wake.get_nowait()  # several changes, one snapshot of the latest
+            snapshot = await run_in_threadpool(self.compute)
+            if snapshot != self.latest:
+                self.latest = snapshot
+                self.version += 1
+                changed, self._changed = self._changed, asyncio.Event()
+                changed.set()
+
+    async def follow(self) -> AsyncIterator[Snapshot | None]:
+        """The latest snapshot now (once there is one), then each newer one; None means "keep alive"."""
+        self.followers += 1
+        try:
+            seen = 0
+            while not self._stopping.is_set():
+                if self.version > seen and self.latest is not None:
+                    seen = self.version
+                    yield self.latest
+                    continue
+                try:
+                    await asyncio.wait_for(self._changed.wait(), KEEPALIVE_S)
+                except asyncio.TimeoutError:
+                    yield None
+        finally:
+            self.followers -= 1
+
+    @property
+    def full(self) -> bool:
+        return self.followers >= self.max_viewers
+
+
+def frame(snapshot: Snapshot | None) -> str:
+    """`snapshot` as an SSE message (a comment when None); each line of the data is its own `data:`."""
+    if snapshot is None:
+        return ": keep-alive\n\n"
+    data = "".join(f"data: {line}\n" for line in re.split(r"\r\n|\r|\n", snapshot.data))
+    return f"event: {snapshot.event}\nid: {snapshot.id}\n{data}\n"

@@ -1,0 +1,130 @@
+"""Everything the web view reads from Redis, and only reads: the current game, any game, the history.
+
+Replays are cached by game and entry count (the journal only appends, so a count names one content);
+a cached game is carried forward by the new entries only. Redis errors meaning "not answering"
+become StoreDown, so the pages can say so and carry on when it is back.
+"""
+
+import re
+import threading
+from collections import OrderedDict
+from contextlib import contextmanager
+from typing import Iterator
+
+import engines
+import redis
+
+from ..journal import OUTAGE, CorruptJournal, Journal
+from .replay import Replay
+
+#: What a game id may look like before it gets anywhere near Redis (no `:`, `*`, `/`, `..`).
+GID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+#: Games kept replayed in memory besides the current one.
+CACHED_GAMES = 8
+#: How many of the newest games the history lists.
+HISTORY = 50
+
+
+class StoreDown(Exception):
+    """Redis does not answer; the message says so in words for the page."""
+
+
+class NoSuchGame(LookupError):
+    """A game id that is malformed or not stored at this table; the message says which."""
+
+
+class Reader:
+    def __init__(self, client: redis.Redis, table: str):
+        self.journal = Journal(client, table)
+        self.table = table
+        self._replays: OrderedDict[str, Replay] = OrderedDict()
+        #: gid -> (entry count, summary)
+        self._summaries: dict[str, tuple[int, dict]] = {}
+        self._lock = threading.Lock()
+
+    def current(self) -> Replay | None:
+        """The game in progress (or the last one, once over), None when the table has none yet."""
+        with _store():
+            gid = self.journal.current()
+            return None if gid is None else self._replay(gid, missing=f"the current game {gid!r} has no stored header")
+
+    def game(self, gid: str) -> Replay:
+        """Game `gid`; NoSuchGame for an id that is malformed or unknown here."""
+        if not isinstance(gid, str) or not GID.fullmatch(gid):
+            raise NoSuchGame(f"{gid!r} is not a game id (letters, digits, '-' and '_', at most 64)")
+        with _store():
+            return self._replay(gid, missing=None)
+
+    def history(self) -> tuple[list[dict], int]:
+        """Summaries of the newest HISTORY games, newest first, and how many games are stored in all."""
+        with _store():
+            gids = self.journal.games()
+            current = self.journal.current()
+            shown = gids[::-1][:HISTORY]
+            with self.journal.client.pipeline(transaction=False) as pipe:
+                for gid in shown:
+                    pipe.xlen(self.journal.log_key(gid))
+                lengths = pipe.execute()
+            return [self._summary(gid, n, gid == current) for gid, n in zip(shown, lengths)], len(gids)
+
+    # -- internals ---------------------------------------------------------------------------------
+
+    def _replay(self, gid: str, missing: str | None) -> Replay:
+        n = self.journal.client.xlen(self.journal.log_key(gid))
+        with self._lock:
+            cached = self._replays.get(gid)
+            if cached is not None and cached.entries == n:
+                self._replays.move_to_end(gid)
+                return cached
+        try:
+            record = self.journal.load(gid)
+        except KeyError:
+            if missing:
+                raise CorruptJournal(missing) from None
+            raise NoSuchGame(f"no game {gid!r} at table {self.table!r}") from None
+        replay = cached.extended(record) if cached is not None and cached.extends_to(record) else Replay.of(record)
+        with self._lock:
+            self._replays[gid] = replay
+            self._replays.move_to_end(gid)
+            while len(self._replays) > CACHED_GAMES + 1:
+                self._replays.popitem(last=False)
+        return replay
+
+    def _summary(self, gid: str, n: int, current: bool) -> dict:
+        known = self._summaries.get(gid)
+        if known is None or known[0] != n:
+            known = self._summaries[gid] = (n, self._summarise(gid))
+        return {**known[1], "current": current}
+
+    def _summarise(self, gid: str) -> dict:
+        try:
+            record = self.journal.load(gid)
+        except KeyError:
+            return {"gid": gid, "error": "no stored header"}
+        except CorruptJournal as error:
+            return {"gid": gid, "error": str(error)}
+        summary = {"gid": gid, "game": record.game, "players": record.players, "created": record.created, "entries": len(record.entries)}
+        try:
+            game = engines.get(record.game)
+            state = game.replay(record.players, record.options, record.actions)
+        except (engines.UnknownGame, engines.IllegalAction) as error:
+            return {**summary, "error": f"cannot be replayed: {error}"}
+        over = game.is_over(state)
+        winners = game.winners(state) if over else []
+        return {
+            **summary,
+            "title": game.title,
+            "status": "over" if over else "playing",
+            "phase": game.phase(state),
+            "scores": [{"seat": seat, "player": s.player, "total": s.total, "winner": seat in winners} for seat, s in enumerate(game.scores(state))],
+            "winners": winners,
+        }
+
+
+@contextmanager
+def _store() -> Iterator[None]:
+    """Turn "Redis is not answering" into StoreDown; every other error stays what it is."""
+    try:
+        yield
+    except OUTAGE as error:
+        raise StoreDown(f"the store (Redis) is not answering: {error}") from None

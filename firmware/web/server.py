@@ -1,0 +1,80 @@
+"""Running the view under uvicorn: in the foreground (`tablemate web`) or in a thread beside the table.
+
+The same limits everywhere: HTTP/1.1 through h11 with a bounded header size, a cap on open
+connections (SSE viewers included), no proxy headers trusted, short keep-alive, and a quick
+graceful stop (live streams never end by themselves).
+"""
+
+import threading
+
+import uvicorn
+
+from .app import create_app
+
+DEFAULT_BIND = "127.0.0.1"
+DEFAULT_PORT = 8080
+#: Largest request head (request line + headers) accepted, in bytes.
+MAX_HEAD = 16 * 1024
+#: Open connections at once; past that uvicorn answers 503.
+MAX_CONNECTIONS = 100
+
+
+def config(app, bind: str, port: int, log_level: str = "info") -> uvicorn.Config:
+    return uvicorn.Config(
+        app,
+        host=bind,
+        port=port,
+        http="h11",
+        ws="none",
+        lifespan="on",
+        h11_max_incomplete_event_size=MAX_HEAD,
+        limit_concurrency=MAX_CONNECTIONS,
+        timeout_keep_alive=5,
+        timeout_graceful_shutdown=2,
+        proxy_headers=False,
+        server_header=False,
+        access_log=False,
+        log_level=log_level,
+    )
+
+
+def serve(store_url: str, table: str, bind: str = DEFAULT_BIND, port: int = DEFAULT_PORT) -> None:
+    """Serve the view of `table` until SIGINT/SIGTERM (blocking)."""
+    uvicorn.Server(config(create_app(store_url, table), bind, port)).run()
+
+
+class Background:
+    """The view served from a thread of this process: the table's own service, a desktop with a
+    `memory://` store (which only this process can see), and the tests.
+    """
+
+    def __init__(
+        self, store_url: str, table: str, bind: str = DEFAULT_BIND, port: int = DEFAULT_PORT, log_level: str = "warning", **app_options
+    ):
+        self.server = uvicorn.Server(config(create_app(store_url, table, **app_options), bind, port, log_level))
+        self.thread = threading.Thread(target=self.server.run, name="tablemate-web", daemon=True)
+
+    def start(self, timeout: float = 10.0) -> "Background":
+        """Start serving; returns once the port is bound. RuntimeError when it cannot be (port in use...)."""
+        self.thread.start()
+        deadline = threading.Event()
+        waited = 0.0
+        while not self.server.started:
+            if not self.thread.is_alive() or waited > timeout:
+                raise RuntimeError(f"the web view did not start on {self.server.config.host}:{self.server.config.port}")
+            deadline.wait(0.02)
+            waited += 0.02
+        return self
+
+    @property
+    def port(self) -> int:
+        """The bound port (the one chosen by the system when asked for port 0)."""
+        return self.server.servers[0].sockets[0].getsockname()[1]
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.server.config.host}:{self.port}"
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)

@@ -1,0 +1,112 @@
+"""Server-sent events: the live panel on connecting, after every change, through an outage."""
+
+import time
+
+import pytest
+
+import engines
+from firmware.journal import Journal
+from firmware.store import connect
+from firmware.web import Background
+from firmware.web.live import Snapshot, frame
+
+from .conftest import TABLE, demo, play
+from .sse import EventReader
+
+GAME = engines.get("thurn_und_taxis")
+
+
+@pytest.fixture
+def events(served):
+    reader = EventReader(served.url + "/events")
+    yield reader
+    reader.close()
+
+
+def test_a_viewer_gets_the_panel_then_every_change(events, journal):
+    assert events.status == 200 and events.headers["content-type"].startswith("text/event-stream")
+    first = events.next()
+    assert (first.event, first.id) == ("state", "none") and "No game yet" in first.data
+    log = demo()
+    session = play(journal, [])
+    assert events.until(lambda m: m.id == "g1:0").event == "state"
+    for n, action in enumerate(log["actions"][:40], start=1):
+        session.apply(action)
+        message = events.until(lambda m: m.id == f"g1:{n}")
+        totals = [s.total for s in GAME.scores(session.state)]
+        for seat, total in enumerate(totals):
+            row = message.data.split(f'id="score-{seat}"')[1].split("</tr>")[0]
+            assert f'<td class="total">{total}</td>' in row
+    session.undo()
+    assert "undo: takes back #40" in events.until(lambda m: m.id == "g1:41").data
+
+
+def test_a_burst_of_changes_ends_on_the_latest_state(events, journal):
+    session = play(journal, [])
+    for action in demo()["actions"][:100]:
+        session.apply(action)
+    last = events.until(lambda m: m.id == "g1:100")
+    assert "Whole timeline</a> (100 entries)" in last.data
+
+
+def test_a_late_viewer_gets_the_current_state_at_once(served, journal):
+    play(journal, demo()["actions"][:12])
+    first = EventReader(served.url + "/events")
+    try:
+        assert first.until(lambda m: m.id == "g1:12").event == "state"
+        late = EventReader(served.url + "/events")
+        try:
+            assert late.next().id == "g1:12"
+        finally:
+            late.close()
+    finally:
+        first.close()
+
+
+def test_viewers_are_told_of_an_outage_and_get_the_state_when_it_ends(redis_server):
+    journal = Journal(connect(redis_server.url), TABLE)
+    session = play(journal, demo()["actions"][:20])
+    server = Background(redis_server.url, TABLE, port=0).start()
+    events = EventReader(server.url + "/events")
+    try:
+        assert events.until(lambda m: m.id == "g1:20").event == "state"
+        redis_server.stop()
+        outage = events.until(lambda m: m.event == "outage")
+        assert "not answering" in outage.data
+        redis_server.start()
+        back = events.until(lambda m: m.event == "state")
+        assert back.id == "g1:20"
+        session.apply(demo()["actions"][20])  # the table writes again: the viewer follows
+        assert events.until(lambda m: m.id == "g1:21").event == "state"
+    finally:
+        events.close()
+        server.stop()
+
+
+def test_the_number_of_viewers_is_bounded(memory_url):
+    app_server = Background(memory_url, TABLE, port=0, max_viewers=2).start()
+    readers = [EventReader(app_server.url + "/events") for _ in range(2)]
+    try:
+        for reader in readers:
+            reader.next()
+        third = EventReader(app_server.url + "/events")
+        assert third.status == 503
+        third.close()
+        readers.pop().close()  # a viewer leaves: its place is free again
+        deadline = time.monotonic() + 5
+        while True:
+            readers.append(EventReader(app_server.url + "/events"))
+            if readers[-1].status == 200 or time.monotonic() > deadline:
+                break
+            readers.pop().close()
+            time.sleep(0.02)
+        assert readers[-1].status == 200
+    finally:
+        for reader in readers:
+            reader.close()
+        app_server.stop()
+
+
+def test_a_frame_keeps_every_line_of_the_data():
+    assert frame(Snapshot("state", "g1:3", "a\nb\r\nc\rd")) == "event: state\nid: g1:3\ndata: a\ndata: b\ndata: c\ndata: d\n\n"
+    assert frame(None) == ": keep-alive\n\n"
