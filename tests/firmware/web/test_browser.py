@@ -1,0 +1,166 @@
+"""A real browser (headless Chromium) on the live page while games run through the firmware.
+
+The page must follow the table by itself: the scores it shows match the engine's after each checked
+step, without a reload. A screenshot per game is kept: in $TABLEMATE_SCREENSHOTS when set (the
+README's pictures: `TABLEMATE_SCREENSHOTS=docs/screenshots`), else in the test's temporary folder.
+"""
+
+import base64
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+import engines
+from firmware.journal import Journal
+from firmware.session import Session
+from firmware.store import connect
+from firmware.web import Background
+from tests.engines.bots import bot_module
+
+from .conftest import TABLE, demo, play
+
+webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is a test dependency: pip install -e '.[test]'")
+from selenium.common.exceptions import SessionNotCreatedException, WebDriverException  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.support.wait import WebDriverWait  # noqa: E402
+
+FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+]
+PHONE = (412, 915)
+NAMES = ["Ana", "Ben", "Cy", "Dee", "Eve"]
+#: The browser is checked against the engine after every CHECK_EVERY actions and at the end.
+CHECK_EVERY = 25
+#: The screenshot is taken mid-game, where routes, prompts and holdings show (at the end if shorter).
+SHOT_AT = 200
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    binary, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
+    if not (binary and driver_path):
+        pytest.skip("chromium and chromedriver are not installed (apt-get install chromium chromium-driver; .ci/run does)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = binary
+    for flag in FLAGS + [f"--user-data-dir={tmp_path_factory.mktemp('chromium')}"]:
+        options.add_argument(flag)
+    # a phone's screen (a desktop window is at least 500 pixels wide)
+    options.add_experimental_option("mobileEmulation", {"deviceMetrics": {"width": PHONE[0], "height": PHONE[1], "pixelRatio": 1}})
+    os.environ.setdefault("SE_OFFLINE", "true")  # never let Selenium fetch a browser or driver
+    try:
+        driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
+    except SessionNotCreatedException as error:
+        if os.environ.get("CI"):
+            raise
+        pytest.skip(f"chromium cannot start here: {error.msg}")
+    yield driver
+    driver.quit()
+
+
+def shown_totals(driver) -> list[str]:
+    return driver.execute_script("return [...document.querySelectorAll('#live td.total')].map(e => e.textContent)")
+
+
+def wait_for_totals(driver, totals: list[int], what: str) -> None:
+    wanted = [str(t) for t in totals]
+    try:
+        WebDriverWait(driver, 5, poll_frequency=0.02).until(lambda d: shown_totals(d) == wanted)
+    except WebDriverException:
+        raise AssertionError(f"{what}: the page shows {shown_totals(driver)}, the engine {wanted}") from None
+
+
+def banner(driver) -> str | None:
+    """The banner's text, None while it is hidden."""
+    return driver.execute_script("const b = document.getElementById('banner'); return b.hidden ? null : b.textContent")
+
+
+def screenshot(driver, name: str, tmp_path: Path) -> Path:
+    folder = Path(os.environ.get("TABLEMATE_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    height = min(2600, driver.execute_script("return document.documentElement.scrollHeight"))
+    shot = driver.execute_cdp_cmd(
+        "Page.captureScreenshot",
+        {"format": "png", "captureBeyondViewport": True, "clip": {"x": 0, "y": 0, "width": PHONE[0], "height": height, "scale": 1}},
+    )
+    path = folder / f"{name}.png"
+    path.write_bytes(base64.b64decode(shot["data"]))
+    return path
+
+
+@pytest.fixture
+def served(browser, memory_url):
+    server = Background(memory_url, TABLE, port=0).start()
+    yield server
+    browser.get("about:blank")  # the page's live stream ends, so the server stops at once
+    server.stop()
+
+
+@pytest.mark.parametrize("name", engines.names())
+def test_the_page_follows_a_game_played_through_the_firmware(browser, served, memory_url, tmp_path, name):
+    game = engines.get(name)
+    bots = bot_module(name)
+    n_players, options = max(bots.SETUPS, key=lambda setup: setup[0] if setup[0] <= 3 else -setup[0])
+    bot = bots.Bot(n_players, options, seed=7)
+    browser.get(served.url + "/")
+    assert "No game yet" in browser.find_element("id", "live").text
+    browser.execute_script("window.kept = 'the page was never reloaded'")
+
+    session = Session.start(Journal(connect(memory_url), TABLE), name, NAMES[:n_players], options, gid=f"{name}-1")
+    wait_for_totals(browser, [s.total for s in game.scores(session.state)], "at the start")
+    assert game.title in browser.find_element("tag name", "h1").text
+    done, picture = 0, None
+    while not game.is_over(session.state):
+        session.apply(bot.choose(session.state))
+        done += 1
+        if done % CHECK_EVERY == 0:
+            wait_for_totals(browser, [s.total for s in game.scores(session.state)], f"after {done} actions")
+        if done == SHOT_AT:
+            picture = screenshot(browser, name, tmp_path)
+    wait_for_totals(browser, [s.total for s in game.scores(session.state)], "at the end")
+    winners = ", ".join(session.state.players[seat] for seat in game.winners(session.state))
+    WebDriverWait(browser, 5).until(lambda d: "Winner" in d.find_element("id", "live").text)
+    assert winners in browser.find_element("css selector", "#live .winner").text
+    assert browser.execute_script("return window.kept") == "the page was never reloaded"
+    assert banner(browser) is None
+
+    with Image.open(picture or screenshot(browser, name, tmp_path)) as image:
+        assert image.width == PHONE[0] and image.height > PHONE[1]
+        colours = image.convert("RGB").getcolors(maxcolors=1 << 16)
+        assert colours is None or len(colours) > 50  # a drawn page, not a blank one
+
+
+def test_the_board_shows_every_house_and_route(browser, served, journal):
+    session = play(journal, demo()["actions"][:200])
+    browser.get(served.url + "/")
+    state = session.state
+    houses = browser.execute_script("return document.querySelectorAll('#live svg.board rect.house').length")
+    routes = browser.execute_script("return document.querySelectorAll('#live svg.board polyline.route').length")
+    assert houses == sum(len(h) for h in state.houses)
+    assert routes == sum(len(r) > 1 for r in state.routes)
+
+
+def test_the_page_says_when_the_store_is_down_and_recovers(browser, redis_server):
+    journal = Journal(connect(redis_server.url), TABLE)
+    actions = demo()["actions"]
+    session = play(journal, actions[:30])
+    server = Background(redis_server.url, TABLE, port=0).start()
+    try:
+        browser.get(server.url + "/")
+        game = engines.get("thurn_und_taxis")
+        wait_for_totals(browser, [s.total for s in game.scores(session.state)], "before the outage")
+        browser.execute_script("window.kept = 'the page was never reloaded'")
+        redis_server.stop()
+        WebDriverWait(browser, 5, poll_frequency=0.02).until(lambda d: banner(d) and "not answering" in banner(d))
+        redis_server.start()
+        WebDriverWait(browser, 5, poll_frequency=0.02).until(lambda d: banner(d) is None)
+        for action in actions[30:60]:
+            session.apply(action)
+        wait_for_totals(browser, [s.total for s in game.scores(session.state)], "after the outage")
+        assert browser.execute_script("return window.kept") == "the page was never reloaded"
+    finally:
+        browser.get("about:blank")
+        server.stop()

@@ -1,0 +1,266 @@
+"""The parts behind the pages: JSON of states, replays and timelines, per-game views and drawings,
+the reader's checks, and the [web] settings."""
+
+import dataclasses
+import xml.etree.ElementTree as ET
+from unittest import mock
+
+import pytest
+
+import engines
+from engines.thurn_und_taxis.board import board as tnt_board
+from firmware.journal import CorruptJournal
+from firmware.web import BadWebConfig, WebConfig
+from firmware.web.chart import scores_chart
+from firmware.web.games import generic, renderer
+from firmware.web.games import thurn_und_taxis as tnt_view
+from firmware.web.jsonify import state_json, to_json
+from firmware.web.reader import NoSuchGame, Reader
+from firmware.web.replay import Replay
+
+from .conftest import demo, play
+
+GAME = engines.get("thurn_und_taxis")
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def demo_state(n: int):
+    log = demo()
+    return GAME.replay(log["players"], log["options"], log["actions"][:n])
+
+
+# -- JSON of any state ------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Inner:
+    tiles: set
+
+
+@dataclasses.dataclass
+class Outer:
+    pairs: tuple
+    by_seat: dict
+    inner: Inner
+    mixed: set
+
+
+def test_states_become_plain_json_with_sets_sorted():
+    value = Outer(pairs=(("a", 1), ("b", 2)), by_seat={0: {"x"}, 1: set()}, inner=Inner({3, 1, 2}), mixed={None, "z", 1, ("t", 10), ("t", 9)})
+    assert to_json(value) == {
+        "pairs": [["a", 1], ["b", 2]],
+        "by_seat": {"0": ["x"], "1": []},
+        "inner": {"tiles": [1, 2, 3]},
+        "mixed": [None, 1, "z", ["t", 9], ["t", 10]],
+    }
+
+
+def test_a_value_json_cannot_hold_is_refused_by_name():
+    with pytest.raises(TypeError, match="cannot show a complex"):
+        to_json({"x": 1j})
+    with pytest.raises(TypeError, match="cannot use a tuple as a JSON key"):
+        to_json({(1, 2): 3})
+
+
+def test_a_state_leaves_its_log_to_the_timeline():
+    state = demo_state(50)
+    got = state_json(state)
+    assert "actions" not in got and got["players"] == list(state.players)
+    assert got["houses"] == [sorted(h) for h in state.houses]
+    assert got["routes"] == [[list(card) for card in route] for route in state.routes]
+
+
+# -- replays and timelines --------------------------------------------------------------------------
+
+
+def test_a_replay_carried_forward_equals_one_made_from_scratch(journal):
+    log = demo()
+    session = play(journal, log["actions"][:40])
+    first = Replay.of(journal.load("g1"))
+    session.undo()
+    for action in log["actions"][39:80]:
+        session.apply(action)
+    record = journal.load("g1")
+    assert first.extends_to(record)
+    later, fresh = first.extended(record), Replay.of(record)
+    assert later.states == fresh.states and later.steps == fresh.steps and later.standing == fresh.standing
+    assert later.payload("full") == fresh.payload("full")
+    assert first.entries == 40 and len(first.steps) == 40  # the first replay is untouched
+    assert not any(step["undone"] for step in first.steps)
+
+
+def test_a_replay_state_is_the_sessions_state(journal):
+    session = play(journal, demo()["actions"][:120])
+    session.undo()
+    assert Replay.of(journal.load("g1")).state == session.state
+
+
+def test_undo_with_nothing_standing_is_shown_as_such(journal):
+    play(journal, [])
+    journal.append("g1", 1, None)  # a marker with nothing before it (the session would not write one)
+    replay = Replay.of(journal.load("g1"))
+    assert replay.steps[0]["text"] == "undo: nothing to take back" and replay.steps[0]["undoes"] is None
+
+
+def test_a_record_that_does_not_extend_the_replay_is_recognised(journal):
+    play(journal, demo()["actions"][:10])
+    replay = Replay.of(journal.load("g1"))
+    other = journal.load("g1")
+    other.entries = other.entries[:5] + [("action", {"type": "end_turn", "player": 9})]
+    assert not replay.extends_to(other)
+
+
+def test_a_refused_entry_names_its_place(journal):
+    play(journal, [])
+    journal.append("g1", 1, {"type": "close", "player": 0, "houses": []})
+    with pytest.raises(CorruptJournal, match=r"game g1: entry 1-0 is refused by the rules: a route is closed after laying"):
+        Replay.of(journal.load("g1"))
+
+
+def test_the_recent_timeline_is_the_last_steps(journal):
+    play(journal, demo()["actions"][:30])
+    payload = Replay.of(journal.load("g1")).payload()
+    assert [s["n"] for s in payload["timeline"]] == list(range(19, 31))
+
+
+# -- the per-game views -----------------------------------------------------------------------------
+
+
+def test_thurn_und_taxis_has_its_own_views_and_other_games_the_generic_ones():
+    own = renderer("thurn_und_taxis")
+    assert own.board is tnt_view.board and own.view is tnt_view.view and own.describe is tnt_view.describe
+    fallback = renderer("a_game_without_a_module")
+    assert fallback.board is generic.board and fallback.view is generic.view
+
+
+@dataclasses.dataclass(kw_only=True)
+class FancyState(engines.State):
+    gems: list = dataclasses.field(default_factory=list)
+    advisors: dict = dataclasses.field(default_factory=dict)
+    round: int = 1
+    deck_empty: bool = False
+
+
+def test_the_generic_view_shows_seat_fields_per_seat_and_the_rest_on_the_table():
+    state = FancyState(players=("Ana", "Ben"), options={}, gems=[{"blue": 2}, {"red": 1}], advisors={"green": 0}, round=3)
+    assert generic.view(None, state) == {
+        "seats": [{"Gems": "Blue: 2"}, {"Gems": "Red: 1"}],
+        "table": {"Advisors": "Green: 0", "Round": "3", "Deck empty": "no"},
+    }
+    assert generic.board(None, state) is None
+    assert generic.describe(None, state, {"type": "take", "player": 1, "card": {"id": "c1", "color": "red"}, "gem": "blue"}) == (
+        "Ben: take — card Id: c1; Color: red, gem blue"
+    )
+    assert generic.describe(None, state, {"type": "parchment"}) == "parchment"
+
+
+def test_the_thurn_und_taxis_view_lists_each_seats_holdings():
+    state = demo_state(200)
+    view = tnt_view.view(GAME, state)
+    b = tnt_board()
+    for seat, shown in enumerate(view["seats"]):
+        assert shown["Houses"].startswith(f"{len(state.houses[seat])} placed, {20 - len(state.houses[seat])} left")
+        for city in state.houses[seat]:
+            assert b.city_name[city] in shown["Houses"]
+        assert shown["Turns played"] == str(state.turns_done[seat])
+        route = [b.city_name[city] for _, city in state.routes[seat]]
+        assert shown["Route"] == (f"{' – '.join(route)} ({len(route)} card{'s' * (len(route) != 1)})" if route else "none")
+    assert view["table"]["Turn"].startswith(state.players[state.turn])
+    assert len(view["table"]["Bonus tiles left"]) == len(state.stacks) - 1  # the game-end tile has its own line
+
+
+def test_the_thurn_und_taxis_timeline_lines():
+    state = GAME.start(["Ana", "Ben"])
+    assert tnt_view.describe(GAME, state, {"type": "lay", "player": 0, "card": {"id": "m", "city": "muenchen"}, "side": "left"}) == "Ana lays München (left)"
+    assert tnt_view.describe(GAME, state, {"type": "close", "player": 1, "houses": ["ulm", "kempten"], "coachman": True}) == (
+        "Ben closes the route: houses in Ulm, Kempten (coachman)"
+    )
+    assert tnt_view.describe(GAME, state, {"type": "close", "player": 1, "houses": []}) == "Ben closes the route: no house"
+    assert tnt_view.describe(GAME, state, {"type": "end_turn", "player": 0}) == "Ana ends the turn"
+
+
+def test_the_map_shows_every_city_road_house_and_route():
+    state = demo_state(200)
+    drawing = ET.fromstring(tnt_view.board(GAME, state))
+    b = tnt_board()
+    circles = [c for c in drawing.iter(f"{SVG}circle") if c.get("class") == "city"]
+    assert len(circles) == len(b.cities) == 22
+    assert len([line for line in drawing.iter(f"{SVG}line") if line.get("class") == "road"]) == 45
+    houses = [r for r in drawing.iter(f"{SVG}rect") if r.get("class", "").startswith("house")]
+    assert sorted(h.get("class") for h in houses) == sorted(f"house seat{seat}" for seat, hs in enumerate(state.houses) for _ in hs)
+    routes = {p.get("class"): p for p in drawing.iter(f"{SVG}polyline")}
+    for seat, route in enumerate(state.routes):
+        if len(route) > 1:
+            assert len(routes[f"route seat{seat}"].get("points").split()) == len(route)
+    width, height = map(float, drawing.get("viewBox").split()[2:])
+    for circle in circles:
+        assert 0 < float(circle.get("cx")) < width and 0 < float(circle.get("cy")) < height
+
+
+def test_names_in_drawings_are_escaped():
+    state = GAME.replay(["<b>Ana</b>", 'B"en'], {}, [{"type": "lay", "player": 0, "card": {"id": "u", "city": "ulm"}}, {"type": "end_turn", "player": 0}])
+    drawing = tnt_view.board(GAME, state)
+    assert "<b>" not in drawing and ET.fromstring(drawing) is not None
+    chart = scores_chart(["<b>Ana</b>", 'B"en'], [{"totals": [1, 2]}, {"totals": [3, -1]}])
+    assert "<b>" not in chart and len(list(ET.fromstring(chart).iter(f"{SVG}polyline"))) == 2
+
+
+def test_a_layout_that_misses_a_city_is_refused_by_name():
+    data = {"positions": {"ulm": [10, 48]}, "region_colours": {}}
+    with pytest.raises(ValueError, match="positions differ from the map's cities: .*'augsburg'"):
+        tnt_view.Layout(data)
+
+
+def test_the_chart_has_one_line_per_player_and_a_point_per_entry():
+    chart = ET.fromstring(scores_chart(["A", "B", "C"], [{"totals": [i, -i, 0]} for i in range(1, 11)]))
+    lines = list(chart.iter(f"{SVG}polyline"))
+    assert [line.get("class") for line in lines] == ["line seat0", "line seat1", "line seat2"]
+    assert all(len(line.get("points").split()) == 11 for line in lines)
+    assert scores_chart(["A"], []) is None
+
+
+# -- the reader --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("gid", ["", "a:b", "a*", "../x", "x" * 65, "g 1", "é", "-x", None, 12])
+def test_a_malformed_game_id_never_reaches_redis(gid):
+    client = mock.Mock()
+    with pytest.raises(NoSuchGame, match="is not a game id"):
+        Reader(client, "t1").game(gid)
+    assert client.method_calls == []
+
+
+def test_a_game_is_replayed_once_per_change(journal):
+    session = play(journal, demo()["actions"][:20])
+    reader = Reader(journal.client, "t1")
+    first = reader.current()
+    assert reader.current() is first  # nothing new: the same replay
+    session.apply(demo()["actions"][20])
+    with mock.patch.object(Replay, "of", side_effect=AssertionError("replayed from scratch")):
+        second = reader.current()
+    assert second.entries == 21 and second.states[:21] == first.states
+
+
+# -- the [web] settings ------------------------------------------------------------------------------
+
+
+def test_web_settings_default_to_off_on_loopback():
+    assert WebConfig.from_section({}) == WebConfig(enabled=False, bind="127.0.0.1", port=8080)
+    assert WebConfig.from_section({"enabled": True, "bind": "192.168.1.20", "port": 80}) == WebConfig(True, "192.168.1.20", 80)
+
+
+@pytest.mark.parametrize(
+    ("section", "message"),
+    [
+        ({"enable": True}, "no key 'enable'"),
+        ({"enabled": "yes"}, "enabled must be true or false"),
+        ({"bind": "pi.local"}, "bind must be an IP address"),
+        ({"port": 0}, "port must be a whole number from 1 to 65535"),
+        ({"port": "8080"}, "port must be a whole number"),
+        ({"port": True}, "port must be a whole number"),
+        ([], "must be a table"),
+    ],
+)
+def test_bad_web_settings_name_the_key(section, message):
+    with pytest.raises(BadWebConfig, match=message):
+        WebConfig.from_section(section)
