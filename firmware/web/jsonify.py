@@ -29,7 +29,7 @@ def to_json(value: Any) -> Any:
 
 def state_json(state: Any) -> dict:
     """A state's fields as JSON, without the action log."""
-    return {k: v for k, v in to_json(state).items() if k not in OMITTED}
+    return {f.name: to_json(getattr(state, f.name)) for f in dataclasses.fields(state) if f.name not in OMITTED}
 
 
 def _key(key: Any) -> str:

@@ -1,20 +1,22 @@
 """Everything the web view reads from Redis, and only reads: the current game, any game, the history.
 
 Replays are cached by game and entry count (the journal only appends, so a count names one content);
-a cached game is carried forward by the new entries only. Redis errors meaning "not answering"
-become StoreDown, so the pages can say so and carry on when it is back.
+a cached game reads and replays only the entries added since, so an update costs the same at the
+end of a long game as at its start. Redis errors meaning "not answering" become StoreDown, so the
+pages can say so and carry on when it is back.
 """
 
 import re
 import threading
 from collections import OrderedDict
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Iterator
 
 import engines
 import redis
 
-from ..journal import OUTAGE, CorruptJournal, Journal
+from ..journal import OUTAGE, CorruptJournal, GameRecord, Journal, _parse_entry
 from .replay import Replay
 
 #: What a game id may look like before it gets anywhere near Redis (no `:`, `*`, `/`, `..`).
@@ -76,19 +78,35 @@ class Reader:
             if cached is not None and cached.entries == n:
                 self._replays.move_to_end(gid)
                 return cached
-        try:
-            record = self.journal.load(gid)
-        except KeyError:
-            if missing:
-                raise CorruptJournal(missing) from None
-            raise NoSuchGame(f"no game {gid!r} at table {self.table!r}") from None
-        replay = cached.extended(record) if cached is not None and cached.extends_to(record) else Replay.of(record)
+        if cached is not None and n > cached.entries:
+            replay = cached.extended(self._grown(cached.record, n))
+        else:
+            try:
+                record = self.journal.load(gid)
+            except KeyError:
+                if missing:
+                    raise CorruptJournal(missing) from None
+                raise NoSuchGame(f"no game {gid!r} at table {self.table!r}") from None
+            replay = Replay.of(record)
         with self._lock:
             self._replays[gid] = replay
             self._replays.move_to_end(gid)
             while len(self._replays) > CACHED_GAMES + 1:
                 self._replays.popitem(last=False)
         return replay
+
+    def _grown(self, record: GameRecord, n: int) -> GameRecord:
+        """`record` with the entries stored after it, up to entry `n`, read and checked as the journal does."""
+        known, where = len(record.entries), f"game {record.gid}"
+        added = self.journal.client.xrange(self.journal.log_key(record.gid), min=f"{known + 1}-0", max=f"{n}-0")
+        entries = list(record.entries)
+        for expected, (entry_id, fields) in enumerate(added, start=known + 1):
+            if entry_id != f"{expected}-0":
+                raise CorruptJournal(f"{where}: entry {expected}-0 is missing (found {entry_id} instead)")
+            entries.append(_parse_entry(where, entry_id, fields))
+        if len(entries) != n:
+            raise CorruptJournal(f"{where}: entry {len(entries) + 1}-0 is missing")
+        return replace(record, entries=entries)
 
     def _summary(self, gid: str, n: int, current: bool) -> dict:
         known = self._summaries.get(gid)
