@@ -177,6 +177,13 @@ def test_side_required_only_when_both_ends_fit():
     assert "left" in refused(s, {"type": "lay", "player": 0, "card": card("innsbruck"), "side": "left"}).short
 
 
+def test_second_card_may_name_its_side_of_a_one_card_route():
+    s = build(game.start(["Ana", "Ben"]), 0, ["ulm"])
+    s = filler_turn(end(s, 0), 1)
+    assert [c for _, c in lay(s, 0, "augsburg").routes[0]] == ["ulm", "augsburg"]
+    assert [c for _, c in lay(s, 0, "augsburg", "left").routes[0]] == ["augsburg", "ulm"]
+
+
 def test_unknown_city_and_card_already_laid():
     s = game.start(["Ana", "Ben"])
     refused(s, {"type": "lay", "player": 0, "card": {"id": "x", "city": "paris"}})

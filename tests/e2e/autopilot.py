@@ -1,0 +1,99 @@
+"""Plays a game log through the table the way players would: taps, presses, chooser answers.
+
+For each action of the log, the autopilot makes the input a player starts it with (tap the card,
+press withdraw...), then answers every question on screen from the action itself (each question
+names the action field it fills), until the table has accepted one more action. It can record the
+inputs as a script (`tap <reader> <uid>`, `press <button>`), which is how the recorded demos are made.
+"""
+
+from typing import Any, Callable, Protocol
+
+from firmware.flows import Choose, Tap
+
+#: per game, how a player starts each action type: ("tap", action field) or ("press", button)
+FIRST_INPUT: dict[str, dict[str, tuple[str, str]]] = {
+    "thurn_und_taxis": {
+        "lay": ("tap", "card"),
+        "end_turn": ("press", "pass"),
+        "discard_route": ("press", "withdraw"),
+        "official": ("press", "next"),
+        "close": ("press", "ok"),
+    },
+}
+
+
+class Inputs(Protocol):
+    """Where the inputs go: the Table itself, or the mocked hardware in front of the whole loop."""
+
+    def tap(self, uid: str, seat: int | None) -> None: ...
+    def press(self, role: str) -> None: ...
+
+
+def same(value: Any, target: Any) -> bool:
+    if isinstance(value, list) and isinstance(target, list):
+        return sorted(map(repr, value)) == sorted(map(repr, target))
+    return value == target
+
+
+class Autopilot:
+    def __init__(self, table, inputs: Inputs, uid_of: Callable[[dict], str], record: list[str] | None = None,
+                 reader_of: Callable[[int | None], str] = lambda seat: "shared" if seat is None else f"seat{seat}"):
+        self.table = table
+        self.inputs = inputs
+        self.uid_of = uid_of
+        self.record = record
+        self.reader_of = reader_of
+
+    def play(self, actions: list[dict]) -> None:
+        for number, action in enumerate(actions, start=1):
+            self.perform(action, number)
+
+    def perform(self, action: dict, number: int = 0) -> None:
+        session = self.table.session
+        before = session.entries
+        taps: dict[str, int] = {}
+        if self.table.running is None:
+            how, what = FIRST_INPUT[session.name][action["type"]]
+            if how == "tap":
+                self._tap(action[what], action.get("player"))
+            else:
+                self._press(what)
+        for _ in range(200):
+            if session.entries > before:
+                return
+            request = self.table.running.request if self.table.running else None
+            if isinstance(request, Choose):
+                self._choose(request, action)
+            elif isinstance(request, Tap):
+                target = action.get(request.field)
+                items = target if isinstance(target, list) else [target]
+                done = taps.get(request.field, 0)
+                if target is None or done >= len(items):
+                    self._press("ok")
+                else:
+                    taps[request.field] = done + 1
+                    self._tap(items[done], action.get("player"))
+            else:
+                raise AssertionError(f"action {number} {action!r} was not accepted; the table shows {self.table.view()!r}")
+        raise AssertionError(f"action {number} {action!r}: the table keeps asking")
+
+    def _choose(self, request: Choose, action: dict) -> None:
+        target = action.get(request.field, False if request.field else None)
+        matches = [i for i, option in enumerate(request.options) if same(option.value, target)]
+        if not matches:
+            raise AssertionError(f"no option of {request.question!r} gives {request.field}={target!r}: {request.options}")
+        steps = (matches[0] - self.table.running.index) % len(request.options)
+        for _ in range(steps):
+            self._press("next")
+        self._press("ok")
+
+    def _tap(self, descriptor: dict, seat: int | None) -> None:
+        uid = self.uid_of(descriptor)
+        if self.record is not None:
+            self.record.append(f"tap {self.reader_of(seat)} {uid}")
+        self.inputs.tap(uid, seat)
+
+    def _press(self, role: str) -> None:
+        if self.record is not None:
+            self.record.append(f"press {role}")
+        self.inputs.press(role)

@@ -1,0 +1,68 @@
+"""Whole games played through the table by their inputs; the journal replays to the same scores."""
+
+import json
+
+import pytest
+
+import engines
+from firmware.journal import Journal
+from firmware.session import Session
+from firmware.store import connect
+from firmware.table import Table, TableSettings
+from firmware.tagmap import TagEntry, TagMap
+from tests.engines.bots import bot_module
+
+from .autopilot import Autopilot
+
+NAMES = ["Ana", "Ben", "Cy", "Dee", "Eve"]
+
+
+def bot_game(name: str, n_players: int, options: dict, seed: int) -> list[dict]:
+    game, bot = engines.get(name), bot_module(name).Bot(n_players, options, seed)
+    state = game.start(NAMES[:n_players], options)
+    while not game.is_over(state):
+        state = game.apply(state, bot.choose(state))
+    return list(state.actions)
+
+
+class DirectInputs:
+    """Inputs straight into the Table (the driver-level rig replaces this in tests/e2e/test_rig.py)."""
+
+    def __init__(self, table):
+        self.table = table
+
+    def tap(self, uid, seat):
+        self.table.tag(uid, seat)
+
+    def press(self, role):
+        self.table.press(role)
+
+
+def enrol_components(tags: TagMap, name: str, actions: list[dict]) -> dict[str, str]:
+    """Enrol a tag for every component the log mentions; returns component id -> uid."""
+    uids: dict[str, str] = {}
+    for action in actions:
+        for value in action.values():
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, dict) and "id" in item and item["id"] not in uids:
+                    uids[item["id"]] = f"{len(uids) + 1:08x}"
+                    tags.set(uids[item["id"]], TagEntry(name, "card", item, item["id"]))
+    return uids
+
+
+@pytest.mark.parametrize("url_kind", ["memory", "redis"])
+def test_thurn_und_taxis_full_game_through_the_table(url_kind, memory_url, request):
+    url = memory_url if url_kind == "memory" else request.getfixturevalue("redis_server").url
+    actions = bot_game("thurn_und_taxis", 3, {}, seed=5)
+    client = connect(url)
+    tags = TagMap(client, "t1")
+    uids = enrol_components(tags, "thurn_und_taxis", actions)
+    journal = Journal(client, "t1")
+    table = Table(journal, tags, TableSettings(players=NAMES[:3]))
+    table._use(Session.start(journal, "thurn_und_taxis", NAMES[:3], {}))
+    Autopilot(table, DirectInputs(table), lambda d: uids[d["id"]]).play(actions)
+    game = table.session.game
+    assert game.is_over(table.session.state)
+    exported = json.loads(json.dumps(Journal(connect(url), "t1").load(table.session.gid).actions))
+    replayed = engines.replay("thurn_und_taxis", NAMES[:3], {}, exported)
+    assert game.scores(replayed) == game.scores(table.session.state)
