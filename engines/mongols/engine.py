@@ -11,8 +11,10 @@ Choices where the contract is silent, as a player at the table expects them:
   the colour it was first seen with. A card taken or discarded is never taken again; a discarded
   card is out of the game ("Cette carte ne pourra plus être gagnée").
 - `take` names the market gem (blue, white, pink) whose pair of cards it comes from; one take per
-  gem and one steal per turn, only after `stop`, in any order, each optional. Stopping with nothing
-  completed (even before the first throw) is allowed: there is nothing to collect.
+  gem and one steal per turn, only after `stop`, in any order, each optional.
+- With dice, `stop` needs a completed colour: "Si le joueur a abaissé l'ensemble des gemmes d'une
+  couleur, il peut alors mettre fin à son tour"; until then the player throws on. With dice off the
+  engine cannot see the gems, so a stop is always accepted (it then collects nothing).
 - Dice: lowered gems stay down until the end of the turn, so several lowerings build up and a
   colour completed on any throw of the turn counts at `stop`. A throw must be lowered when it can
   be (lowering never hurts: the player may still stop after it); a throw that cannot be lowered
@@ -133,11 +135,14 @@ class Mongols(Game):
         p = self.check_turn(s, a, s.turn)
         check.no_extra_keys(a, ("player",))
         self._need_step(s, THROW, "stop")
-        s.step = COLLECT
         if s.options["dice"]:
             gems = dice.completed(s.down)
-            s.announce(f"{s.short_name(p)}: {' + '.join(gems) or 'nothing'}")
+            if not gems:
+                raise IllegalAction("Complete a colour first", "a player stops once all the gems of a colour are down; until then, roll")
+            s.step = COLLECT
+            s.announce(f"{s.short_name(p)}: {' + '.join(gems)}")
         else:
+            s.step = COLLECT
             s.announce(f"{s.short_name(p)} stops")
 
     def do_take(self, s: MongolsState, a: dict) -> None:
@@ -260,9 +265,10 @@ class Mongols(Game):
         options: dict[str, tuple] = {}
         if s.step == THROW:
             if s.options["dice"]:
-                expects = ["stop", "roll"] if len(s.down) == len(dice.NUMBERS) else ["roll", "stop"]
+                can_stop = bool(dice.completed(s.down))
+                expects = ["stop", "roll"] if len(s.down) == len(dice.NUMBERS) else ["roll"] + ["stop"] * can_stop
                 options["dice_count"] = (2, 1) if dice.one_die_allowed(s.down) else (2,)
-                text = "roll or stop"
+                text = "roll or stop" if can_stop else "roll"
             else:
                 expects, text = ["stop", "discard_market"], "stop or bust"
         elif s.step == LOWER:
@@ -336,7 +342,7 @@ class Mongols(Game):
     @staticmethod
     def _next_move(s: MongolsState) -> str:
         return {
-            THROW: "Roll or stop first" if s.options["dice"] else "Stop or bust first",
+            THROW: "Roll first" if s.options["dice"] else "Stop or bust first",
             LOWER: "Lower the throw first",
             COLLECT: "Collect or end turn",
             BUST: "Bust: discard a card",

@@ -72,10 +72,9 @@ class Bot:
         return {"type": "end_turn", "player": p}
 
     def _wants_to_stop(self, down: list[int]) -> bool:
+        """Never before a colour is complete (the rule), always once every gem is down, else at random."""
         done = completed(down)
-        if len(down) == 9:
-            return True
-        return bool(down) and self.rng.random() < 0.1 + 0.15 * len(done)
+        return len(down) == 9 or (bool(done) and self.rng.random() < 0.15 * len(done))
 
     def _faces(self, down: list[int]) -> list[int]:
         count = 1 if one_die_allowed(down) and self.rng.random() < 0.5 else 2
