@@ -25,7 +25,12 @@ Choices where the contract is silent, as a player at the table expects them:
 - The parchment may be recorded at any time while the game goes on (it is drawn when a turn
   refills the market): the round in progress is the last. Recorded after a round's last turn, it
   belongs to the next round, whose first turn drew it.
+- `lower` may leave out `adjust` (0). `prompt()` offers, after a throw, every legal lowering as
+  {"numbers", "adjust"} (plain lowerings first); after `stop`, the gems still to take and the seats
+  holding plans to steal from.
+- After a bust the discard is required (the rule text says so); the engine does not see the market.
 - The scores before the end are "if the game ended now": advisors count for their current holder.
+  Winners: most points, then most plans among the tied, then a shared victory.
 """
 
 from dataclasses import dataclass, field
@@ -135,15 +140,11 @@ class Mongols(Game):
         p = self.check_turn(s, a, s.turn)
         check.no_extra_keys(a, ("player",))
         self._need_step(s, THROW, "stop")
-        if s.options["dice"]:
-            gems = dice.completed(s.down)
-            if not gems:
-                raise IllegalAction("Complete a colour first", "a player stops once all the gems of a colour are down; until then, roll")
-            s.step = COLLECT
-            s.announce(f"{s.short_name(p)}: {' + '.join(gems)}")
-        else:
-            s.step = COLLECT
-            s.announce(f"{s.short_name(p)} stops")
+        gems = dice.completed(s.down)
+        if s.options["dice"] and not gems:
+            raise IllegalAction("Complete a colour first", "a player stops once all the gems of a colour are down; until then, roll")
+        s.step = COLLECT
+        s.announce(f"{s.short_name(p)}: {' + '.join(gems)}" if s.options["dice"] else f"{s.short_name(p)} stops")
 
     def do_take(self, s: MongolsState, a: dict) -> None:
         p = self.check_turn(s, a, s.turn)
@@ -353,7 +354,7 @@ class Mongols(Game):
     def _plan(s: MongolsState, a: dict) -> tuple[str, str]:
         """The plan card descriptor in `a["card"]`: (id, colour), its colour consistent with what is known."""
         card = check.field(a, "card", dict)
-        if card.get("parchment") is not None:
+        if card.get("parchment") not in (None, False):
             raise IllegalAction("Parchment: not a plan", "the parchment is not a plan card: record it with 'parchment'")
         card_id = check.field(card, "id", str)
         colour = check.field(card, "color", str)

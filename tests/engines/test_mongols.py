@@ -100,6 +100,17 @@ def lower_singles(s, p, numbers):
     return s
 
 
+def dice_take(s, p, colours):
+    """Dice on: p completes blue (2, 7), then white (3, 6), then pink (4, 5) for each plan to take, and takes them."""
+    s = until_turn_of(s, p)
+    for gem, colour in zip(dice.MARKET_GEMS, colours):
+        s = lower_singles(s, p, dice.NUMBERS_OF[gem])
+    s = act(s, "stop", p)
+    for gem, colour in zip(dice.MARKET_GEMS, colours):
+        s = act(s, "take", p, card=plan(colour), gem=gem)
+    return act(s, "end_turn", p)
+
+
 def lowerings_offered(s):
     return [(tuple(o["numbers"]), o["adjust"]) for o in game.prompt(s).options["lowerings"]]
 
@@ -180,17 +191,6 @@ def test_a_throw_that_cannot_be_lowered_busts_and_loses_the_turns_cards():
 def test_discard_market_needs_a_bust_with_dice():
     s = throw(start(dice_on=True), 0, [1, 1], [2])
     assert "bust" in refused(s, "discard_market", 0, card=plan("green")).short
-
-
-def dice_take(s, p, colours):
-    """Dice on: p completes blue (2, 7), then white (3, 6), then pink (4, 5) for each plan to take, and takes them."""
-    s = until_turn_of(s, p)
-    for gem, colour in zip(dice.MARKET_GEMS, colours):
-        s = lower_singles(s, p, dice.NUMBERS_OF[gem])
-    s = act(s, "stop", p)
-    for gem, colour in zip(dice.MARKET_GEMS, colours):
-        s = act(s, "take", p, card=plan(colour), gem=gem)
-    return act(s, "end_turn", p)
 
 
 def test_advisors_adjust_once_per_turn():
@@ -326,6 +326,7 @@ def test_plan_descriptors_are_checked():
     refused(s, "take", 0, card={"id": "x", "color": " "}, gem="blue")
     refused(s, "take", 0, card={"color": "green"}, gem="blue")
     refused(s, "take", 0, card=plan("green"))
+    assert act(s, "take", 0, card={"id": "x", "color": "green", "parchment": False}, gem="blue").owner == {"x": 0}
 
 
 def test_steal_takes_one_plan_of_the_victim():
