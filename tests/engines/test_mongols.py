@@ -12,7 +12,7 @@ from engines import IllegalAction
 from engines.mongols import dice
 
 from .bots.mongols import SETUPS, Bot
-from .playout import assert_refused, play_random_game
+from .playout import assert_refused, json_actions, play_random_game
 
 game = engines.get("mongols")
 NAMES = ["Ana", "Ben", "Cy", "Dee", "Eve"]
@@ -525,23 +525,10 @@ def test_random_games_keep_the_contract(seed, setup):
         assert all(1 <= face <= 6 for a in rolls for face in a["dice"])
 
 
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
-    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=4),
-    max_leaves=12,
-)
-
-
 @settings(max_examples=200, deadline=None)
 @given(
     dice_on=st.booleans(),
-    junk=st.one_of(
-        json_values,
-        st.fixed_dictionaries(
-            {"type": st.sampled_from(game.action_types)},
-            optional={k: json_values for k in ("player", "card", "gem", "victim", "dice", "numbers", "adjust")},
-        ),
-    ),
+    junk=json_actions(game, ("player", "card", "gem", "victim", "dice", "numbers", "adjust")),
 )
 def test_random_json_is_refused_cleanly(dice_on, junk):
     if dice_on:

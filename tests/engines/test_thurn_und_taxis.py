@@ -12,7 +12,7 @@ from engines import IllegalAction
 from engines.thurn_und_taxis.board import board
 
 from .bots.thurn_und_taxis import Bot
-from .playout import assert_refused, play_random_game
+from .playout import assert_refused, json_actions, play_random_game
 
 game = engines.get("thurn_und_taxis")
 _ids = itertools.count()
@@ -438,19 +438,9 @@ def test_random_games_keep_the_contract(seed, n_players):
     assert sum(v for tiles in state.tiles for t, v in tiles if t == "game_end") == 1
 
 
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
-    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=4),
-    max_leaves=12,
-)
-
-
 @settings(max_examples=200, deadline=None)
 @given(
-    junk=st.one_of(
-        json_values,
-        st.fixed_dictionaries({"type": st.sampled_from(game.action_types)}, optional={"player": json_values, "card": json_values, "houses": json_values, "side": json_values}),
-    )
+    junk=json_actions(game, ("player", "card", "houses", "side", "official", "coachman"))
 )
 def test_random_json_is_refused_cleanly(junk):
     s = build(game.start(["Ana", "Ben"]), 0, ["ulm", "augsburg", "innsbruck"])
