@@ -19,7 +19,37 @@ FIRST_INPUT: dict[str, dict[str, tuple[str, str]]] = {
         "official": ("press", "next"),
         "close": ("press", "ok"),
     },
+    "mongols": {
+        "roll": ("press", "ok"),
+        "stop": ("press", "withdraw"),
+        "end_turn": ("press", "pass"),
+        "take": ("tap", "card"),
+        "steal": ("tap", "card"),
+        "discard_market": ("tap", "card"),
+        "parchment": ("tap", "card"),
+    },
 }
+
+#: per game, the tag-map kind of a component descriptor
+KIND_OF = {
+    "thurn_und_taxis": lambda d: "card",
+    "mongols": lambda d: "parchment" if d.get("parchment") else "plan",
+}
+
+#: values a question's field has when the action leaves it out
+DEFAULTS = {"adjust": 0, "coachman": False}
+
+
+def target(action: dict, field: str | None) -> Any:
+    """The answer `action` gives to a question about `field` ("a+b": several fields, "dice.0": an item)."""
+    if field == "confirm":
+        return True
+    if field and "+" in field:
+        return {key: action.get(key, DEFAULTS.get(key)) for key in field.split("+")}
+    if field and "." in field:
+        key, item = field.split(".")
+        return len(action[key]) if item == "len" else action[key][int(item)]
+    return action.get(field, DEFAULTS.get(field)) if field else None
 
 
 class Inputs(Protocol):
@@ -53,7 +83,9 @@ class Autopilot:
         before = session.entries
         taps: dict[str, int] = {}
         if self.table.running is None:
-            how, what = FIRST_INPUT[session.name][action["type"]]
+            how, what = FIRST_INPUT[session.name].get(action["type"], ("question", ""))
+            if how == "question":
+                raise AssertionError(f"action {number} {action!r} answers a question, but none is on screen")
             if how == "tap":
                 self._tap(action[what], action.get("player"))
             else:
@@ -78,10 +110,10 @@ class Autopilot:
         raise AssertionError(f"action {number} {action!r}: the table keeps asking")
 
     def _choose(self, request: Choose, action: dict) -> None:
-        target = action.get(request.field, False if request.field else None)
-        matches = [i for i, option in enumerate(request.options) if same(option.value, target)]
+        wanted = target(action, request.field)
+        matches = [i for i, option in enumerate(request.options) if same(option.value, wanted)]
         if not matches:
-            raise AssertionError(f"no option of {request.question!r} gives {request.field}={target!r}: {request.options}")
+            raise AssertionError(f"no option of {request.question!r} gives {request.field}={wanted!r}: {request.options}")
         steps = (matches[0] - self.table.running.index) % len(request.options)
         for _ in range(steps):
             self._press("next")

@@ -12,7 +12,7 @@ from firmware.table import Table, TableSettings
 from firmware.tagmap import TagEntry, TagMap
 from tests.engines.bots import bot_module
 
-from .autopilot import Autopilot
+from .autopilot import KIND_OF, Autopilot
 
 NAMES = ["Ana", "Ben", "Cy", "Dee", "Eve"]
 
@@ -46,23 +46,38 @@ def enrol_components(tags: TagMap, name: str, actions: list[dict]) -> dict[str, 
             for item in value if isinstance(value, list) else [value]:
                 if isinstance(item, dict) and "id" in item and item["id"] not in uids:
                     uids[item["id"]] = f"{len(uids) + 1:08x}"
-                    tags.set(uids[item["id"]], TagEntry(name, "card", item, item["id"]))
+                    tags.set(uids[item["id"]], TagEntry(name, KIND_OF[name](item), item, item["id"]))
     return uids
+
+
+def play_through_table(url: str, name: str, n_players: int, options: dict, actions: list[dict]) -> Table:
+    """Play `actions` through a Table on `url` by their inputs; check the journal replays to the same scores."""
+    client = connect(url)
+    tags = TagMap(client, "t1")
+    uids = enrol_components(tags, name, actions)
+    journal = Journal(client, "t1")
+    table = Table(journal, tags, TableSettings(players=NAMES[:n_players]))
+    table._use(Session.start(journal, name, NAMES[:n_players], options))
+    Autopilot(table, DirectInputs(table), lambda d: uids[d["id"]]).play(actions)
+    game = table.session.game
+    assert game.is_over(table.session.state)
+    exported = json.loads(json.dumps(Journal(connect(url), "t1").load(table.session.gid).actions))
+    replayed = engines.replay(name, NAMES[:n_players], options, exported)
+    assert game.scores(replayed) == game.scores(table.session.state)
+    return table
 
 
 @pytest.mark.parametrize("url_kind", ["memory", "redis"])
 def test_thurn_und_taxis_full_game_through_the_table(url_kind, memory_url, request):
     url = memory_url if url_kind == "memory" else request.getfixturevalue("redis_server").url
-    actions = bot_game("thurn_und_taxis", 3, {}, seed=5)
-    client = connect(url)
-    tags = TagMap(client, "t1")
-    uids = enrol_components(tags, "thurn_und_taxis", actions)
-    journal = Journal(client, "t1")
-    table = Table(journal, tags, TableSettings(players=NAMES[:3]))
-    table._use(Session.start(journal, "thurn_und_taxis", NAMES[:3], {}))
-    Autopilot(table, DirectInputs(table), lambda d: uids[d["id"]]).play(actions)
-    game = table.session.game
-    assert game.is_over(table.session.state)
-    exported = json.loads(json.dumps(Journal(connect(url), "t1").load(table.session.gid).actions))
-    replayed = engines.replay("thurn_und_taxis", NAMES[:3], {}, exported)
-    assert game.scores(replayed) == game.scores(table.session.state)
+    play_through_table(url, "thurn_und_taxis", 3, {}, bot_game("thurn_und_taxis", 3, {}, seed=5))
+
+
+@pytest.mark.parametrize("dice", [False, True])
+def test_mongols_full_game_through_the_table(dice, memory_url):
+    actions = bot_game("mongols", 4, {"dice": dice}, seed=3)
+    for action in actions:
+        if action["type"] == "parchment":
+            action.setdefault("card", {"id": "parchment", "parchment": True})
+    table = play_through_table(memory_url, "mongols", 4, {"dice": dice}, actions)
+    assert table.session.state.parchment
