@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import engines
 from engines import IllegalAction
 from engines.maharani import load_board_file
-from engines.maharani.board import parse, resolve
+from engines.maharani.board import board_of, parse, resolve
 
 from .bots.maharani import SETUPS, Bot
 from .playout import assert_refused, play_random_game
@@ -376,6 +376,14 @@ def test_prompt_offers_the_artisan_choice_only_when_real():
 # -- evaluation and the end ------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("n, paid", [(1, 4), (2, 6), (3, 9), (4, 13), (5, 18), (6, 24)])
+def test_evaluation_table(n, paid):
+    colours = ["blue", "orange", "green", "red", "yellow", "white"] * 3
+    s = arranged(tiles=dict(zip(Q1[:13], colours)), artisans={space: (1, 0) for space in Q1[:n]})
+    s = end(place(s, Q1[13], "white"))
+    assert gold(s, 1, "quarters") == paid and s.reserve[1] == [8]
+
+
 def test_two_quarters_filled_in_one_turn_are_both_evaluated():
     q2 = BOARD.spaces_in[2]
     colours = ["blue", "orange", "green", "red", "yellow", "white"] * 5
@@ -511,6 +519,12 @@ def test_bad_boards_are_refused_naming_the_entry(board, named):
         game.start(NAMES, {"board": board})
     assert named in str(refusal.value)
     assert refusal.value.short.startswith("Board:")
+
+
+def test_state_finds_its_board_again_without_the_cache():
+    s = arranged(2, board=_small_board())
+    assert board_of("inline:not-cached", s.options["board"]) == game.board(s)
+    assert board_of("bundled:board", None) is BOARD
 
 
 def test_board_file_check(tmp_path):
