@@ -25,7 +25,7 @@ from engines.maharani import load_board_file
 from engines.maharani.board import board_of, parse, resolve
 
 from .bots.maharani import SETUPS, Bot
-from .playout import assert_refused, play_random_game
+from .playout import assert_refused, json_actions, play_random_game
 
 game = engines.get("maharani")
 BOARD = resolve(None)[1]
@@ -576,30 +576,8 @@ def test_random_games_reach_both_ends():
     assert ends == {False, True}
 
 
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
-    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=4),
-    max_leaves=12,
-)
-
-
 @settings(max_examples=200, deadline=None)
-@given(
-    junk=st.one_of(
-        json_values,
-        st.fixed_dictionaries(
-            {"type": st.sampled_from(game.action_types)},
-            optional={
-                "player": json_values,
-                "tile": json_values,
-                "from_quarter": json_values,
-                "space": json_values,
-                "arrow_to_player": json_values,
-                "artisan": json_values,
-            },
-        ),
-    )
-)
+@given(junk=json_actions(game, ("player", "tile", "from_quarter", "space", "arrow_to_player", "artisan")))
 def test_random_json_is_refused_cleanly(junk):
     s = place(arranged(2, tiles={"b1": "blue"}, artisans={"b1": (0, 0)}), "c1", "red")
     before = s.copy()
