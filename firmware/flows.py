@@ -17,16 +17,26 @@ class Option:
 
 
 @dataclass(frozen=True)
+class MiniMap:
+    """A small map beside a chooser: the board's cells and where each option lies on it."""
+
+    cells: tuple[tuple[int, int, bool], ...]  # (row, col, occupied)
+    positions: tuple[tuple[int, int], ...]  # one per option, in the options' order
+
+
+@dataclass(frozen=True)
 class Choose:
     question: str
     options: tuple[Option, ...]
     start: int = 0
     #: the action field this answer fills, when it fills one (for recorded demos and tests)
     field: str | None = None
+    map: MiniMap | None = None
 
     @classmethod
-    def of(cls, question: str, pairs: Iterable[tuple[str, Any]], start: int = 0, field: str | None = None) -> "Choose":
-        return cls(question, tuple(Option(label, value) for label, value in pairs), start, field)
+    def of(cls, question: str, pairs: Iterable[tuple[str, Any]], start: int = 0, field: str | None = None,
+           map: MiniMap | None = None) -> "Choose":
+        return cls(question, tuple(Option(label, value) for label, value in pairs), start, field, map)
 
 
 @dataclass(frozen=True)

@@ -115,7 +115,11 @@ class Table:
         if self.running:
             request = self.running.request
             if isinstance(request, Choose):
-                return ChooserView(request.question, tuple(o.label for o in request.options), self.running.index, title, offline)
+                labels = tuple(o.label for o in request.options)
+                if request.map is None:
+                    return ChooserView(request.question, labels, self.running.index, title, offline)
+                mark = request.map.positions[self.running.index]
+                return ChooserView(request.question, labels, self.running.index, title, offline, request.map.cells, mark)
             return TapView(request.question, request.done, title, offline)
         if self.halted:
             return MessageView("Journal problem", (self.halted, "Hold undo: menu"), offline)

@@ -38,6 +38,8 @@ class Board:
     quarters: tuple[int, ...]
     spaces_in: dict[int, tuple[str, ...]]
     neighbours: dict[str, tuple[str, ...]]
+    #: space -> (row, col) on the board's grid, for drawing it
+    position: dict[str, tuple[int, int]]
 
     @property
     def summary(self) -> str:
@@ -104,6 +106,7 @@ def parse(data: Any) -> Board:
         quarters=quarters,
         spaces_in={q: tuple(s for s, sq in quarter_of.items() if sq == q) for q in quarters},
         neighbours={space_id: neighbours[space_id] for space_id in quarter_of},
+        position={space_id: rc for rc, space_id in at.items()},
     )
 
 

@@ -28,12 +28,19 @@ FIRST_INPUT: dict[str, dict[str, tuple[str, str]]] = {
         "discard_market": ("tap", "card"),
         "parchment": ("tap", "card"),
     },
+    "maharani": {
+        "place": ("tap", "tile"),
+        "end_turn": ("press", "pass"),
+        "refresh": ("press", "withdraw"),
+        "end_game": ("press", "next"),
+    },
 }
 
 #: per game, the tag-map kind of a component descriptor
 KIND_OF = {
     "thurn_und_taxis": lambda d: "card",
     "mongols": lambda d: "parchment" if d.get("parchment") else "plan",
+    "maharani": lambda d: "tile",
 }
 
 #: values a question's field has when the action leaves it out

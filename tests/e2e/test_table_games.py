@@ -81,3 +81,8 @@ def test_mongols_full_game_through_the_table(dice, memory_url):
             action.setdefault("card", {"id": "parchment", "parchment": True})
     table = play_through_table(memory_url, "mongols", 4, {"dice": dice}, actions)
     assert table.session.state.parchment
+
+
+@pytest.mark.parametrize("n_players, seed", [(2, 1), (3, 2), (4, 4)])
+def test_maharani_full_game_through_the_table(n_players, seed, memory_url):
+    play_through_table(memory_url, "maharani", n_players, {}, bot_game("maharani", n_players, {}, seed))
