@@ -47,6 +47,8 @@ class Tap:
     done: str | None = None
     #: the action field the tapped component fills
     field: str | None = None
+    #: answer (entry, seat of the reader) instead of the entry alone
+    with_seat: bool = False
 
 
 @dataclass(frozen=True)

@@ -172,7 +172,7 @@ class Table:
         if isinstance(request, Tap):
             if entry.kind not in request.kinds:
                 raise IllegalAction(f"Tap: {request.question}", f"a {entry.kind} is not what the table asks for")
-            self._answer(entry)
+            self._answer((entry, seat) if request.with_seat else entry)
             return
         if request is not None:
             raise IllegalAction("Answer first (undo=back)", "a question is on screen")

@@ -10,29 +10,55 @@ from typing import Any, Callable, Protocol
 
 from firmware.flows import Choose, Tap
 
-#: per game, how a player starts each action type: ("tap", action field) or ("press", button)
-FIRST_INPUT: dict[str, dict[str, tuple[str, str]]] = {
+def tap(field: str) -> Callable[[dict], list[tuple[str, Any]]]:
+    return lambda action: [("tap", action[field])]
+
+
+def press(button: str) -> Callable[[dict], list[tuple[str, Any]]]:
+    return lambda action: [("press", button)]
+
+
+def _taj_play(action: dict) -> list[tuple[str, Any]]:
+    """Both cards of a play are tapped; the colour-change card first, since it makes the colour legal."""
+    cards = action["cards"]
+    if len(cards) == 2 and cards[1].get("special") == "color_change":
+        cards = [cards[1], cards[0]]
+    return [("tap", card) for card in cards]
+
+
+#: per game, the inputs a player starts each action type with (questions are answered afterwards)
+FIRST_INPUT: dict[str, dict[str, Callable[[dict], list[tuple[str, Any]]]]] = {
     "thurn_und_taxis": {
-        "lay": ("tap", "card"),
-        "end_turn": ("press", "pass"),
-        "discard_route": ("press", "withdraw"),
-        "official": ("press", "next"),
-        "close": ("press", "ok"),
+        "lay": tap("card"),
+        "end_turn": press("pass"),
+        "discard_route": press("withdraw"),
+        "official": press("next"),
+        "close": press("ok"),
     },
     "mongols": {
-        "roll": ("press", "ok"),
-        "stop": ("press", "withdraw"),
-        "end_turn": ("press", "pass"),
-        "take": ("tap", "card"),
-        "steal": ("tap", "card"),
-        "discard_market": ("tap", "card"),
-        "parchment": ("tap", "card"),
+        "roll": press("ok"),
+        "stop": press("withdraw"),
+        "end_turn": press("pass"),
+        "take": tap("card"),
+        "steal": tap("card"),
+        "discard_market": tap("card"),
+        "parchment": tap("card"),
+        "lower": lambda action: [],
     },
     "maharani": {
-        "place": ("tap", "tile"),
-        "end_turn": ("press", "pass"),
-        "refresh": ("press", "withdraw"),
-        "end_game": ("press", "next"),
+        "place": tap("tile"),
+        "end_turn": press("pass"),
+        "refresh": press("withdraw"),
+        "end_game": press("next"),
+    },
+    "taj_mahal": {
+        "play": _taj_play,
+        "withdraw": press("withdraw"),
+        "visit": lambda action: [],
+        "palace": lambda action: [],
+        "crown": lambda action: [],
+        "chain": lambda action: [],
+        "hand": lambda action: [],
     },
 }
 
@@ -51,6 +77,8 @@ def target(action: dict, field: str | None) -> Any:
     """The answer `action` gives to a question about `field` ("a+b": several fields, "dice.0": an item)."""
     if field == "confirm":
         return True
+    if field == "has_bonus":
+        return action.get("bonus") is not None
     if field and "+" in field:
         return {key: action.get(key, DEFAULTS.get(key)) for key in field.split("+")}
     if field and "." in field:
@@ -87,27 +115,25 @@ class Autopilot:
 
     def perform(self, action: dict, number: int = 0) -> None:
         session = self.table.session
-        before = session.entries
-        taps: dict[str, int] = {}
+        standing = len(session.actions) + 1
         if self.table.running is None:
-            how, what = FIRST_INPUT[session.name].get(action["type"], ("question", ""))
-            if how == "question":
-                raise AssertionError(f"action {number} {action!r} answers a question, but none is on screen")
-            if how == "tap":
-                self._tap(action[what], action.get("player"))
-            else:
-                self._press(what)
+            for how, what in FIRST_INPUT[session.name][action["type"]](action):
+                if how == "tap":
+                    self._tap(what, action.get("player"))
+                else:
+                    self._press(what)
+        taps: dict[str, int] = {}
         for _ in range(200):
-            if session.entries > before:
+            if len(session.actions) == standing:
                 return
             request = self.table.running.request if self.table.running else None
             if isinstance(request, Choose):
                 self._choose(request, action)
             elif isinstance(request, Tap):
-                target = action.get(request.field)
-                items = target if isinstance(target, list) else [target]
+                wanted = target(action, request.field)
+                items = wanted if isinstance(wanted, list) else [wanted]
                 done = taps.get(request.field, 0)
-                if target is None or done >= len(items):
+                if wanted is None or done >= len(items):
                     self._press("ok")
                 else:
                     taps[request.field] = done + 1
