@@ -4,4 +4,15 @@ from .board import Board, BoardError, load_board_file, parse_board
 from .engine import TajMahal, TajState, game
 from .manifest import Group, ManifestError, manifest
 
-__all__ = ["Board", "BoardError", "Group", "ManifestError", "TajMahal", "TajState", "game", "load_board_file", "manifest", "parse_board"]
+__all__ = [
+    "Board",
+    "BoardError",
+    "Group",
+    "ManifestError",
+    "TajMahal",
+    "TajState",
+    "game",
+    "load_board_file",
+    "manifest",
+    "parse_board",
+]

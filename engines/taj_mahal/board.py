@@ -112,7 +112,11 @@ def _ids(value: Any, source: str, where: str, what: str) -> list[str]:
 def _unknown_keys(table: dict, allowed: tuple[str, ...], source: str, where: str) -> None:
     extra = sorted(set(table) - set(allowed), key=str)
     if extra:
-        raise _fail(source, f"unknown key {str(extra[0])[:14]!r}", f"{where} has unknown key {extra[0]!r} (the keys are {', '.join(allowed)})")
+        raise _fail(
+            source,
+            f"unknown key {str(extra[0])[:14]!r}",
+            f"{where} has unknown key {extra[0]!r} (the keys are {', '.join(allowed)})",
+        )
 
 
 def parse_board(data: Any, source: str = "board") -> Board:
@@ -185,7 +189,9 @@ def _province(province: Any, number: int, source: str, cities_of: dict, province
     for city in cities:
         if city in province_of:
             other = province_of[city]
-            detail = f"{where} lists city {city!r} twice" if other == pid else f"city {city!r} is in provinces {other!r} and {pid!r}"
+            detail = (
+                f"{where} lists city {city!r} twice" if other == pid else f"city {city!r} is in provinces {other!r} and {pid!r}"
+            )
             raise _fail(source, f"city {city[:14]!r} twice", detail)
         province_of[city] = pid
     seen: set[str] = set()
@@ -203,7 +209,11 @@ def _check_playable(board: Board, source: str) -> None:
     if AGRA not in board.cities_of:
         raise _fail(source, "no province 'agra'", f"no province {AGRA!r}: the province visited last, with the Taj Mahal")
     if len(board.provinces) != ROUNDS:
-        raise _fail(source, f"{len(board.provinces)} provinces, not 12", f"the board has {len(board.provinces)} provinces; the game visits {ROUNDS}, one per round")
+        raise _fail(
+            source,
+            f"{len(board.provinces)} provinces, not 12",
+            f"the board has {len(board.provinces)} provinces; the game visits {ROUNDS}, one per round",
+        )
     for province, cities in board.cities_of.items():
         if len(cities) < MIN_CITIES:
             raise _fail(
@@ -214,9 +224,15 @@ def _check_playable(board: Board, source: str) -> None:
             )
     in_agra = [city for city in board.cities_of[AGRA] if city in board.fortresses]
     if len(in_agra) != 1:
-        raise _fail(source, "Agra: one fortress", f"province {AGRA!r} needs exactly one fortress (the Taj Mahal's), not {len(in_agra)}")
+        raise _fail(
+            source, "Agra: one fortress", f"province {AGRA!r} needs exactly one fortress (the Taj Mahal's), not {len(in_agra)}"
+        )
     if len(board.fortresses) > REAL_FORTRESSES:
-        raise _fail(source, f"{len(board.fortresses)} fortresses", f"the board has {len(board.fortresses)} fortresses; there are only {REAL_FORTRESSES} bonus tiles")
+        raise _fail(
+            source,
+            f"{len(board.fortresses)} fortresses",
+            f"the board has {len(board.fortresses)} fortresses; there are only {REAL_FORTRESSES} bonus tiles",
+        )
 
 
 def load_board_file(path: str | Path) -> Board:

@@ -60,7 +60,9 @@ def _typed(desc: dict, key: str, kind: type, what: str) -> Any:
     if value is None:
         raise _bad(f"{what.capitalize()}: no '{key}'", f"{what} {desc!r} needs the field {key!r}")
     if not (type(value) is int if kind is int else isinstance(value, kind)):  # true/false is never a number
-        raise _bad(f"{what.capitalize()}: bad '{key}'", f"field {key!r} of {what} {desc!r} must be a {kind.__name__}, not {value!r}")
+        raise _bad(
+            f"{what.capitalize()}: bad '{key}'", f"field {key!r} of {what} {desc!r} must be a {kind.__name__}, not {value!r}"
+        )
     return value
 
 

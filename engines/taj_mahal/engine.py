@@ -25,6 +25,13 @@ Choices where the contract is silent, as a player at the table expects them:
   at most 4 cities, Agra 5), the Taj Mahal can only be taken in round 12 and at most 15 other bonus tiles
   in the game; `chain` is bounded by the provinces where the player has palaces.
 - Final hands may be declared in any seat order; the game is over once all are declared.
+
+Prompt options, for the table's chooser: `province` (with a board: the provinces the visit may open),
+`specials` (the special cards the player may add to a play), `palace` (with a board: the cities the
+owed palace may take, fortresses with their bonus tile first, then those next to the player's palaces),
+`bonus` (which of those still hold a bonus tile: tap it), `crown` (with a board: the cities the crown
+may take), `provinces` (without a board: the chain counts allowed), `player` (the seats yet to declare
+their hands).
 """
 
 from dataclasses import dataclass, field
@@ -143,11 +150,15 @@ class TajMahal(Game):
         if not province.strip():
             raise IllegalAction("Province: empty name", "the province needs a name")
         if province in s.visited:
-            raise IllegalAction(f"{province[:20]} visited", f"province {province!r} was visited in round {s.visited.index(province) + 1}")
+            raise IllegalAction(
+                f"{province[:20]} visited", f"province {province!r} was visited in round {s.visited.index(province) + 1}"
+            )
         board = self.board(s)
         if board is not None:
             if province not in board.cities_of:
-                raise IllegalAction(f"No province {province[:18]!r}", f"the board has no province {province!r}: {', '.join(board.provinces)}")
+                raise IllegalAction(
+                    f"No province {province[:18]!r}", f"the board has no province {province!r}: {', '.join(board.provinces)}"
+                )
             if province == AGRA and k != ROUNDS:  # round 12 finds Agra the only province left
                 raise IllegalAction("Agra is the 12th", f"Agra carries tile 12: it is visited in round {ROUNDS}, last")
         s.round, s.province, s.tile = k, province, tuple(tile)
@@ -164,29 +175,34 @@ class TajMahal(Game):
         check.no_extra_keys(a, ("player", "cards"))
         items = [read_item(desc) for desc in check.list_of(a, "cards", dict)]
         if not 1 <= len(items) <= 2:
-            raise IllegalAction("Play 1 or 2 cards", f"a play is one coloured card, then maybe a white or special card: {len(items)} given")
+            raise IllegalAction(
+                "Play 1 or 2 cards", f"a play is one coloured card, then maybe a white or special card: {len(items)} given"
+            )
         first, second = items[0], items[1] if len(items) == 2 else None
         if not isinstance(first, Card) or first.color == WHITE:
             raise IllegalAction("Coloured card first", "a play begins with one coloured card (red, yellow, green or purple)")
         if isinstance(second, Card) and second.color != WHITE:
-            raise IllegalAction("One coloured card a turn", "the second card is a white card or a special card, not a coloured one")
+            raise IllegalAction(
+                "One coloured card a turn", "the second card is a white card or a special card, not a coloured one"
+            )
         if isinstance(second, Special):
             self._check_special(s, p, second.special)
         self._check_ids(s, items)
         colour = s.colour[p]
         change = isinstance(second, Special) and second.special == "color_change"
         if colour is not None and first.color != colour and not change:
-            raise IllegalAction(f"Play {colour}: you began in {colour}", f"{s.players[p]} began this round in {colour}; only the colour-change card allows {first.color}")
+            raise IllegalAction(
+                f"Play {colour}: you began in {colour}",
+                f"{s.players[p]} began this round in {colour}; only the colour-change card allows {first.color}",
+            )
         if colour is None:
             s.colour[p] = first.color
         counts = s.counts[p]
         for item in items:
             s.table[p].append(item.id)
-            symbols = item.symbols if isinstance(item, Card) else (item.special,) if item.special in ("elephant", "mogul") else ()
-            for symbol in symbols:
+            for symbol in _symbols(item):
                 counts[symbol] = counts.get(symbol, 0) + 1
-        text = first.color if second is None else f"{first.color} + {second.color if isinstance(second, Card) else SPECIAL_LABEL[second.special]}"
-        s.announce(f"{s.short_name(p)}: {text}")
+        s.announce(f"{s.short_name(p)}: {' + '.join(_label(item) for item in items)}")
         if isinstance(second, Special):
             s.specials_out[p].append(second.special)
             if second.special == "points":
@@ -227,7 +243,10 @@ class TajMahal(Game):
         if here[ORDINARY] is not None:
             raise IllegalAction(f"Palace in {city[:12]} already", f"{city!r} already holds {s.players[here[ORDINARY]]}'s palace")
         if here[CROWNED] == p:
-            raise IllegalAction(f"Your crown is in {city[:10]}", f"{city!r} holds {s.players[p]}'s crowned palace: an ordinary palace goes elsewhere")
+            raise IllegalAction(
+                f"Your crown is in {city[:10]}",
+                f"{city!r} holds {s.players[p]}'s crowned palace: an ordinary palace goes elsewhere",
+            )
         self._check_bonus(s, city, bonus)
         s.palaces[s.province].setdefault(city, [None, None])[ORDINARY] = p
         s.owed_palaces -= 1
@@ -263,7 +282,9 @@ class TajMahal(Game):
             raise IllegalAction("No chain to enter now", f"no chain count is expected now: {why}")
         most = self._chain_max(s, p)
         if not 0 <= n <= most:
-            raise IllegalAction(f"Chain: 0 to {most}", f"{s.players[p]} has palaces in {most} other provinces: the chain reaches 0 to {most}")
+            raise IllegalAction(
+                f"Chain: 0 to {most}", f"{s.players[p]} has palaces in {most} other provinces: the chain reaches 0 to {most}"
+            )
         self._finish(s, p, n)
 
     def do_hand(self, s: TajState, a: dict) -> None:
@@ -354,7 +375,10 @@ class TajMahal(Game):
         for seat, laid in enumerate(s.table):
             for ident in ids:
                 if ident in laid:
-                    raise IllegalAction(f"Card on {s.short_name(seat)}'s table", f"card {ident!r} is already on the table, played by {s.players[seat]}")
+                    raise IllegalAction(
+                        f"Card on {s.short_name(seat)}'s table",
+                        f"card {ident!r} is already on the table, played by {s.players[seat]}",
+                    )
 
     @staticmethod
     def _check_special(s: TajState, p: int, kind: str) -> None:
@@ -381,7 +405,9 @@ class TajMahal(Game):
         if s.placer is None:
             raise IllegalAction(f"No {kind} expected now", f"{kind!r} follows a withdrawal that won something")
         if p != s.placer:
-            raise IllegalAction(f"{s.short_name(s.placer)} is placing", f"{s.players[s.placer]} is placing after withdrawing, not {s.players[p]}")
+            raise IllegalAction(
+                f"{s.short_name(s.placer)} is placing", f"{s.players[s.placer]} is placing after withdrawing, not {s.players[p]}"
+            )
         return p
 
     def _city(self, s: TajState, a: dict) -> str:
@@ -389,14 +415,19 @@ class TajMahal(Game):
         board = self.board(s)
         if board is not None:
             if city not in board.cities_of[s.province]:
-                raise IllegalAction(f"{city[:14]} not in {s.province[:12]}", f"city {city!r} is not in province {s.province!r}: {', '.join(board.cities_of[s.province])}")
+                raise IllegalAction(
+                    f"{city[:14]} not in {s.province[:12]}",
+                    f"city {city!r} is not in province {s.province!r}: {', '.join(board.cities_of[s.province])}",
+                )
             return city
         if not city.strip():
             raise IllegalAction("City: empty name", "the city needs a name")
         here = s.palaces[s.province]
         most = self._cities_without_board(s)
         if city not in here and len(here) >= most:
-            raise IllegalAction(f"Only {most} cities here", f"this province has {most} cities and palaces are in {', '.join(here)} already")
+            raise IllegalAction(
+                f"Only {most} cities here", f"this province has {most} cities and palaces are in {', '.join(here)} already"
+            )
         return city
 
     def _free_for(self, s: TajState, p: int, city: str) -> bool:
@@ -552,6 +583,17 @@ class TajMahal(Game):
             if board is not None:
                 options["crown"] = self.crown_cities(s)
         return Prompt(p, tuple(expects), options, f"{name}: {', '.join(owed)}")
+
+
+def _symbols(item: Card | Special) -> tuple[str, ...]:
+    """The symbols a played card adds: a card's own; +1 elephant or +1 mogul for those special cards."""
+    if isinstance(item, Card):
+        return item.symbols
+    return (item.special,) if item.special in ("elephant", "mogul") else ()
+
+
+def _label(item: Card | Special) -> str:
+    return item.color if isinstance(item, Card) else SPECIAL_LABEL[item.special]
 
 
 game = TajMahal()

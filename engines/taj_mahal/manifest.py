@@ -43,8 +43,13 @@ class Group:
 
 def parse_manifest(data: Any) -> tuple[Group, ...]:
     """The groups of a manifest's content; anything wrong raises ManifestError naming the group."""
-    if not isinstance(data, dict) or set(data) != {"game", "group"} or data["game"] != "taj_mahal" or not isinstance(data["group"], list):
-        raise ManifestError("a Taj Mahal manifest has exactly: game = \"taj_mahal\" and [[group]] tables")
+    if (
+        not isinstance(data, dict)
+        or set(data) != {"game", "group"}
+        or data["game"] != "taj_mahal"
+        or not isinstance(data["group"], list)
+    ):
+        raise ManifestError('a Taj Mahal manifest has exactly: game = "taj_mahal" and [[group]] tables')
     groups = tuple(_group(number, raw) for number, raw in enumerate(data["group"], start=1))
     seen: dict[str, str] = {}
     for group in groups:

@@ -67,6 +67,11 @@ def play(s, p, *cards):
     return game.apply(s, {"type": "play", "player": p, "cards": list(cards)})
 
 
+def play_refused(s, p, *cards) -> str:
+    """The short message refusing p's play of `cards` (the state unchanged)."""
+    return refused(s, {"type": "play", "player": p, "cards": list(cards)}).short
+
+
 def withdraw(s, p):
     return game.apply(s, {"type": "withdraw", "player": p})
 
@@ -159,7 +164,7 @@ def test_play_goes_clockwise_among_players_still_in():
     assert s.turn == 0
     s = play(s, 0, card("red", "elephant", "monk"))
     assert s.turn == 2  # seat 1 is out
-    assert refused(s, {"type": "play", "player": 1, "cards": [card("red", "mogul", "monk")]}).short == "Cy's turn"
+    assert play_refused(s, 1, card("red", "mogul", "monk")) == "Cy's turn"
 
 
 def test_province_tile_goods_count_follows_the_rule_text():
@@ -175,12 +180,11 @@ def test_province_tile_goods_count_follows_the_rule_text():
 
 def test_play_one_coloured_card_then_maybe_a_white_or_special():
     s = visit(start())
-    assert "Coloured card first" == refused(s, {"type": "play", "player": 0, "cards": [white("elephant")]}).short
-    assert "Coloured" in refused(s, {"type": "play", "player": 0, "cards": [special("points")]}).short
-    assert "One coloured" in refused(s, {"type": "play", "player": 0, "cards": [card("red", "elephant", "monk"), card("red", "vizier", "monk")]}).short
-    assert "1 or 2" in refused(s, {"type": "play", "player": 0, "cards": []}).short
-    three = [card("red", "elephant", "monk"), white("monk"), white("vizier")]
-    refused(s, {"type": "play", "player": 0, "cards": three})
+    assert "Coloured card first" == play_refused(s, 0, white("elephant"))
+    assert "Coloured" in play_refused(s, 0, special("points"))
+    assert "One coloured" in play_refused(s, 0, card("red", "elephant", "monk"), card("red", "vizier", "monk"))
+    assert "1 or 2" in play_refused(s, 0)
+    assert "1 or 2" in play_refused(s, 0, card("red", "elephant", "monk"), white("monk"), white("vizier"))
     s = play(s, 0, card("red", "elephant", "monk"), white("monk"))
     assert s.counts[0] == {"elephant": 1, "monk": 2}
     assert s.colour[0] == "red"
@@ -192,7 +196,7 @@ def test_first_card_fixes_the_colour_for_the_round():
     s = play(s, 0, card("red", "elephant", "monk"))
     s = play(s, 1, card("red", "elephant", "vizier"))  # another player may play the same colour
     s = play(s, 2, card("green", "elephant", "vizier"))
-    assert refused(s, {"type": "play", "player": 0, "cards": [card("green", "elephant", "monk")]}).short == "Play red: you began in red"
+    assert play_refused(s, 0, card("green", "elephant", "monk")) == "Play red: you began in red"
     s = play(s, 0, card("red", "general", "monk"))
     s = skip_rest_of_round(s)
     s = visit(s)
@@ -213,14 +217,16 @@ def place_anything(s):
     if "crown" in prompt.expects:
         return crown(s, p, prompt.options["crown"][0])
     city = prompt.options["palace"][-1]
-    return palace(s, p, city, {"kind": "taj"} if city == "agra-2" else {"kind": "points"} if city in prompt.options["bonus"] else None)
+    return palace(
+        s, p, city, {"kind": "taj"} if city == "agra-2" else {"kind": "points"} if city in prompt.options["bonus"] else None
+    )
 
 
 def test_no_card_twice_on_the_table():
     s = visit(start())
     red = card("red", "elephant", "monk")
     s = play(s, 0, red)
-    assert "table" in refused(s, {"type": "play", "player": 1, "cards": [red]}).short
+    assert "table" in play_refused(s, 1, red)
     same = card("yellow", "elephant", "monk")
     assert "twice" in refused(s, {"type": "play", "player": 1, "cards": [same, {**white("monk"), "id": same["id"]}]}).short
     # once Ana withdraws her cards are discarded: the id may come back (a reshuffled discard pile)
@@ -253,7 +259,7 @@ def test_card_descriptors_are_checked():
     for desc in bad:
         refused(s, {"type": "play", "player": 0, "cards": [desc]})
     white_two = {"id": "w1", "color": "white", "symbols": ["monk", "vizier"]}
-    assert refused(s, {"type": "play", "player": 0, "cards": [card("red", "elephant", "monk"), white_two]}).short == "A white card: 1 symbol"
+    assert play_refused(s, 0, card("red", "elephant", "monk"), white_two) == "A white card: 1 symbol"
     assert "2 symbols" in refused(s, {"type": "play", "player": 0, "cards": [bad[0]]}).short
     both = {"id": "x", "special": "points", "color": "red"}
     refused(s, {"type": "play", "player": 0, "cards": [card("red", "elephant", "monk"), both]})
@@ -272,14 +278,14 @@ def with_special(s, kind, seat):
 
 def test_a_special_card_is_played_only_by_its_holder_and_once_a_round():
     s = visit(with_special(start(), "elephant", 0))
-    assert "Not your" in refused(s, {"type": "play", "player": 0, "cards": [card("red", "monk", "vizier"), special("mogul")]}).short
+    assert "Not your" in play_refused(s, 0, card("red", "monk", "vizier"), special("mogul"))
     assert game.prompt(s).options["specials"] == ("elephant",)
     s = play(s, 0, card("red", "monk", "vizier"), special("elephant"))
     assert s.counts[0] == {"monk": 1, "vizier": 1, "elephant": 1}
     s = play(s, 1, card("red", "monk", "general"))
     s = play(s, 2, card("red", "monk", "general"))
     assert game.prompt(s).options["specials"] == ()
-    assert "out" in refused(s, {"type": "play", "player": 0, "cards": [card("red", "monk", "vizier"), special("elephant")]}).short
+    assert "out" in play_refused(s, 0, card("red", "monk", "vizier"), special("elephant"))
 
 
 def test_points_special_scores_two_at_once_and_goes_back_to_hand():
@@ -308,8 +314,8 @@ def test_colour_change_card_works_for_one_play_only():
     assert s.colour[0] == "red" and s.counts[0] == {"elephant": 2, "monk": 2}
     s = play(s, 1, card("red", "monk", "general"))
     s = play(s, 2, card("red", "monk", "general"))
-    assert "began in red" in refused(s, {"type": "play", "player": 0, "cards": [card("green", "elephant", "monk")]}).short
-    assert "out" in refused(s, {"type": "play", "player": 0, "cards": [card("green", "elephant", "monk"), special("color_change")]}).short
+    assert "began in red" in play_refused(s, 0, card("green", "elephant", "monk"))
+    assert "out" in play_refused(s, 0, card("green", "elephant", "monk"), special("color_change"))
     assert play(s, 0, card("red", "vizier", "monk")).colour[0] == "red"
 
 
@@ -335,7 +341,7 @@ def test_two_identical_tokens_buy_the_special_card_from_its_holder():
     assert s.holder["mogul"] == 0 and s.tokens[0]["vizier"] == 0
     assert "Ana: +1 mogul card" in s.events
     s = visit(s)
-    assert "Not your" in refused(s, {"type": "play", "player": 1, "cards": [card("red", "elephant", "monk"), special("mogul")]}).short
+    assert "Not your" in play_refused(s, 1, card("red", "elephant", "monk"), special("mogul"))
     s = play(s, 1, card("red", "elephant", "monk"))
     s = play(s, 2, card("red", "elephant", "monk"))
     assert game.prompt(s).options["specials"] == ("mogul",)
@@ -592,7 +598,13 @@ def test_taj_mahal_only_on_agras_fortress_in_round_12():
 
 def test_bonus_tile_descriptors_are_checked():
     s = won([card("red", "vizier", "monk")])
-    for bonus in ({"kind": "gold"}, {"kind": "goods"}, {"kind": "goods", "goods": "gold"}, {"kind": "points", "goods": "tea"}, {"kind": 3}):
+    for bonus in (
+        {"kind": "gold"},
+        {"kind": "goods"},
+        {"kind": "goods", "goods": "gold"},
+        {"kind": "points", "goods": "tea"},
+        {"kind": 3},
+    ):
         refused(s, {"type": "palace", "player": 0, "city": "s01-1", "bonus": bonus})
 
 
@@ -617,7 +629,8 @@ def test_a_good_shown_twice_on_a_tile_counts_its_kind_once():
 def test_rule_example_province_tile_worth_8():
     s = start()
     s = skip_rounds(s, 4)
-    s.goods[0] = {"rice": 3, "tea": 3, "spice": 1, "jewels": 1}  # [rice, spice], [tea, jewels], [rice, tea], bonus rice, bonus tea
+    # Ana's tiles: provinces [rice, spice], [tea, jewels] and [rice, tea], bonus tiles rice and tea
+    s.goods[0] = {"rice": 3, "tea": 3, "spice": 1, "jewels": 1}
     s = visit(s, ["rice", "tea"])
     s = withdraw(alone(s, 0, card("red", "elephant", "elephant")), 0)
     assert s.events[-1] == "Ana: province +8"  # rice 1+1+1 + the new 1, tea the same
@@ -886,7 +899,10 @@ def test_synthetic_board_is_full_size_and_playable():
         (lambda d: province(d, "s02")["cities"].append("s01-1"), "city 's01-1' is in provinces 's01' and 's02'"),
         (lambda d: province(d, "s02")["cities"].append("s02-1"), "province 's02' lists city 's02-1' twice"),
         (lambda d: d["provinces"].append(copy.deepcopy(province(d, "s02"))), "province 's02' is listed twice"),
-        (lambda d: province(d, "s02")["fortresses"].append("s03-1"), "fortress 's03-1' of province 's02' is not one of its cities"),
+        (
+            lambda d: province(d, "s02")["fortresses"].append("s03-1"),
+            "fortress 's03-1' of province 's02' is not one of its cities",
+        ),
         (lambda d: province(d, "s02")["fortresses"].append("s02-1"), "province 's02' lists fortress 's02-1' twice"),
         (lambda d: d.update(provinse=[]), "the board has unknown key 'provinse'"),
         (lambda d: province(d, "s02").update(town="x"), "province 's02' has unknown key 'town'"),
@@ -898,8 +914,14 @@ def test_synthetic_board_is_full_size_and_playable():
         (lambda d: drop_province(d, "s11"), "the board has 11 provinces; the game visits 12"),
         (lambda d: drop_city(d, "s07-4"), "province 's07' has 3 cities; every province has at least 4"),
         (lambda d: province(d, "agra")["fortresses"].append("agra-1"), "province 'agra' needs exactly one fortress"),
-        (lambda d: province(d, "agra").update(fortresses=[]), "province 'agra' needs exactly one fortress (the Taj Mahal's), not 0"),
-        (lambda d: province(d, "s08")["fortresses"].append("s08-2"), "the board has 17 fortresses; there are only 16 bonus tiles"),
+        (
+            lambda d: province(d, "agra").update(fortresses=[]),
+            "province 'agra' needs exactly one fortress (the Taj Mahal's), not 0",
+        ),
+        (
+            lambda d: province(d, "s08")["fortresses"].append("s08-2"),
+            "the board has 17 fortresses; there are only 16 bonus tiles",
+        ),
     ],
 )
 def test_bad_boards_are_refused_naming_the_entry(change, message):
@@ -1021,7 +1043,10 @@ def manifest_data():
     "change, message",
     [
         (lambda d: d["group"][0].update(count=3), "97 card components; the game has 96"),
-        (lambda d: d["group"][0].update(known={"color": "green", "symbols": ["elephant", "mogul"]}), "19 red cards; the game has 21"),
+        (
+            lambda d: d["group"][0].update(known={"color": "green", "symbols": ["elephant", "mogul"]}),
+            "19 red cards; the game has 21",
+        ),
         (lambda d: d["group"][0].update(known={"color": "red", "symbols": ["elephant", "dragon"]}), "refuses its known fields"),
         (lambda d: d["group"][0].update(known={"color": "red", "symbols": ["elephant"]}), "refuses its known fields"),
         (lambda d: d["group"][0].update(known={"color": "red"}), "'symbols' is neither known nor asked"),
@@ -1032,7 +1057,7 @@ def manifest_data():
         (lambda d: d["group"][1].pop("source"), "needs exactly the keys"),
         (lambda d: d["group"][1].update(confidence="sure"), "confidence 'sure'"),
         (lambda d: d["group"][1].update(kind="meeple"), "kind 'meeple'"),
-        (lambda d: d.update(game="maharani"), "game = \"taj_mahal\""),
+        (lambda d: d.update(game="maharani"), 'game = "taj_mahal"'),
     ],
 )
 def test_a_broken_manifest_is_refused(change, message):
@@ -1089,7 +1114,7 @@ fields = ("player", "cards", "city", "bonus", "province", "tile", "provinces")
         json_values,
         st.fixed_dictionaries({"type": st.sampled_from(game.action_types)}, optional={f: json_values for f in fields}),
     ),
-    where=st.sampled_from(("mid-round", "placing", "between", "no board placing")),
+    where=st.sampled_from(("mid-round", "placing", "between", "no board placing", "hands")),
 )
 def test_random_json_is_refused_cleanly(junk, where):
     s = {
@@ -1097,6 +1122,7 @@ def test_random_json_is_refused_cleanly(junk, where):
         "placing": lambda: won([card("red", "vizier", "mogul")]),
         "between": lambda: skip_rounds(start(), 1),
         "no board placing": lambda: won([card("red", "vizier", "mogul")], board=False),
+        "hands": lambda: skip_rounds(start(), 12),
     }[where]()
     before = s.copy()
     try:

@@ -59,7 +59,9 @@ def deck(rng: random.Random) -> list[dict]:
             cards += [{"id": ident, **group.known} for ident in group.ids()]
         elif group.count == 4:  # two different non-elephant symbols: each influence symbol twice
             cycle = rng.sample(INFLUENCE, 4)
-            cards += [{"id": ident, **group.known, "symbols": [cycle[k], cycle[(k + 1) % 4]]} for k, ident in enumerate(group.ids())]
+            cards += [
+                {"id": ident, **group.known, "symbols": [cycle[k], cycle[(k + 1) % 4]]} for k, ident in enumerate(group.ids())
+            ]
         else:
             cards += [{"id": ident, **group.known, "symbols": rng.sample(INFLUENCE + ("mogul",), 2)} for ident in group.ids()]
     return cards
@@ -86,7 +88,9 @@ class Bot:
         rng.shuffle(others)
         self.province_for = {k: pid for k, pid in enumerate(others + [AGRA], start=1)}
         self.tile_for = {k: {"number": k, "goods": rng.sample(GOODS, 1 if k == 1 else 2)} for k in range(1, 13)}
-        squares = [{"kind": "points"}] * 5 + [{"kind": "card"}] * 5 + [{"kind": "goods", "goods": rng.choice(GOODS)} for _ in range(5)]
+        squares = (
+            [{"kind": "points"}] * 5 + [{"kind": "card"}] * 5 + [{"kind": "goods", "goods": rng.choice(GOODS)} for _ in range(5)]
+        )
         rng.shuffle(squares)
         fortresses = sorted(self.board.fortresses - set(self.board.cities_of[AGRA]))
         self.bonus_on = dict(zip(fortresses, squares))
