@@ -29,7 +29,7 @@ from engines.taj_mahal.components import check_fields, read_bonus_tile, read_car
 from engines.taj_mahal.manifest import parse_manifest
 
 from .bots.taj_mahal import SETUPS, SYNTHETIC_BOARD, Bot
-from .playout import assert_refused, play_random_game
+from .playout import assert_refused, json_actions, play_random_game
 
 game = engines.get("taj_mahal")
 NAMES = ["Ana", "Ben", "Cy", "Dee", "Eve"]
@@ -1100,20 +1100,9 @@ def test_the_same_game_scores_the_same_with_or_without_the_board(seed, n_players
     assert totals[0] == totals[1]
 
 
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
-    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=4),
-    max_leaves=12,
-)
-fields = ("player", "cards", "city", "bonus", "province", "tile", "provinces")
-
-
 @settings(max_examples=300, deadline=None)
 @given(
-    junk=st.one_of(
-        json_values,
-        st.fixed_dictionaries({"type": st.sampled_from(game.action_types)}, optional={f: json_values for f in fields}),
-    ),
+    junk=json_actions(game, ("player", "cards", "city", "bonus", "province", "tile", "provinces")),
     where=st.sampled_from(("mid-round", "placing", "between", "no board placing", "hands")),
 )
 def test_random_json_is_refused_cleanly(junk, where):
