@@ -303,10 +303,13 @@ class Table:
         return name, self.settings.names(n), options
 
     def _new_game(self, choice: tuple[str, list[str], dict]) -> None:
-        name, players, options = choice
+        self.new_game(*choice)
+
+    def new_game(self, name: str, players: list[str], options: dict, gid: str | None = None) -> None:
+        """Start game `name` (abandoning an unfinished one) and ask what its first move needs."""
         if self.session is not None and not self.session.game.is_over(self.session.state):
             self.journal.set_status(self.session.gid, "abandoned")
-        self._use(Session.start(self.journal, name, players, options))
+        self._use(Session.start(self.journal, name, players, options, gid))
         self._show((f"{self.session.game.title}", ", ".join(players)), error=False)
         self._follow_up()
 

@@ -15,8 +15,10 @@ from engines import IllegalAction
 from ..flows import Choose, Replace, Tap, yes_no
 from .base import Adapter
 
+#: without a board, provinces are named after their tile number, the last one (Agra) by name
+AGRA, ROUNDS = "agra", 12
 #: cities per province when no board names them: Agra has five, the others four
-CITIES = {"agra": 5}
+CITIES = {AGRA: 5}
 DEFAULT_CITIES = 4
 
 
@@ -75,7 +77,7 @@ class TajMahalAdapter(Adapter):
         tile = self.descriptor(entry)
         provinces = prompt.options.get("province")
         if provinces is None:
-            province = f"province-{tile.get('number')}"
+            province = self.province_label(tile.get("number"))
         elif len(provinces) == 1:
             province = provinces[0]
         else:
@@ -98,6 +100,11 @@ class TajMahalAdapter(Adapter):
             fortress = city in prompt.options.get("bonus", ()) if with_board else (yield yes_no("A bonus tile there?", field="has_bonus"))
             action["bonus"] = self.descriptor((yield Tap("Tap the bonus tile", ("bonus",), field="bonus"))) if fortress else None
         return action
+
+    @staticmethod
+    def province_label(number: object) -> str:
+        """Without a board: the province whose tile shows `number` (Agra holds tile 12)."""
+        return AGRA if number == ROUNDS else f"province-{number}"
 
     def _free_labels(self, state, kind: str) -> tuple[str, ...]:
         """Without a board, the province's cities are numbered; a palace takes one without a palace."""

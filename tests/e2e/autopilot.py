@@ -67,6 +67,7 @@ KIND_OF = {
     "thurn_und_taxis": lambda d: "card",
     "mongols": lambda d: "parchment" if d.get("parchment") else "plan",
     "maharani": lambda d: "tile",
+    "taj_mahal": lambda d: "special" if "special" in d else "province" if "number" in d else "bonus" if "kind" in d else "card",
 }
 
 #: values a question's field has when the action leaves it out
