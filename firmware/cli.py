@@ -14,9 +14,10 @@ def _score_table(game: engines.Game, state: engines.State) -> str:
     scores = game.scores(state)
     keys = list(scores[0].breakdown)
     width = max(len(s.player) for s in scores)
-    lines = [f"{'':{width}}  {'total':>5}  " + "  ".join(f"{k:>8}" for k in keys)]
+    columns = [max(8, len(k)) for k in keys]
+    lines = [f"{'':{width}}  {'total':>5}  " + "  ".join(f"{k:>{c}}" for k, c in zip(keys, columns))]
     for score in scores:
-        lines.append(f"{score.player:{width}}  {score.total:>5}  " + "  ".join(f"{score.breakdown[k]:>8}" for k in keys))
+        lines.append(f"{score.player:{width}}  {score.total:>5}  " + "  ".join(f"{score.breakdown[k]:>{c}}" for k, c in zip(keys, columns)))
     return "\n".join(lines)
 
 

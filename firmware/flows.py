@@ -17,14 +17,26 @@ class Option:
 
 
 @dataclass(frozen=True)
+class MiniMap:
+    """A small map beside a chooser: the board's cells and where each option lies on it."""
+
+    cells: tuple[tuple[int, int, bool], ...]  # (row, col, occupied)
+    positions: tuple[tuple[int, int], ...]  # one per option, in the options' order
+
+
+@dataclass(frozen=True)
 class Choose:
     question: str
     options: tuple[Option, ...]
     start: int = 0
+    #: the action field this answer fills, when it fills one (for recorded demos and tests)
+    field: str | None = None
+    map: MiniMap | None = None
 
     @classmethod
-    def of(cls, question: str, pairs: Iterable[tuple[str, Any]], start: int = 0) -> "Choose":
-        return cls(question, tuple(Option(label, value) for label, value in pairs), start)
+    def of(cls, question: str, pairs: Iterable[tuple[str, Any]], start: int = 0, field: str | None = None,
+           map: MiniMap | None = None) -> "Choose":
+        return cls(question, tuple(Option(label, value) for label, value in pairs), start, field, map)
 
 
 @dataclass(frozen=True)
@@ -33,6 +45,10 @@ class Tap:
     kinds: tuple[str, ...]
     #: label of the ok button when the tap is optional (ok then answers None)
     done: str | None = None
+    #: the action field the tapped component fills
+    field: str | None = None
+    #: answer (entry, seat of the reader) instead of the entry alone
+    with_seat: bool = False
 
 
 @dataclass(frozen=True)
@@ -46,8 +62,8 @@ Request = Choose | Tap
 Flow = Generator[Request, Any, Any]
 
 
-def yes_no(question: str, default: bool = False) -> Choose:
-    return Choose.of(question, [("No", False), ("Yes", True)], start=1 if default else 0)
+def yes_no(question: str, default: bool = False, field: str | None = None) -> Choose:
+    return Choose.of(question, [("No", False), ("Yes", True)], start=1 if default else 0, field=field)
 
 
 class Running:

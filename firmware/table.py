@@ -115,7 +115,11 @@ class Table:
         if self.running:
             request = self.running.request
             if isinstance(request, Choose):
-                return ChooserView(request.question, tuple(o.label for o in request.options), self.running.index, title, offline)
+                labels = tuple(o.label for o in request.options)
+                if request.map is None:
+                    return ChooserView(request.question, labels, self.running.index, title, offline)
+                mark = request.map.positions[self.running.index]
+                return ChooserView(request.question, labels, self.running.index, title, offline, request.map.cells, mark)
             return TapView(request.question, request.done, title, offline)
         if self.halted:
             return MessageView("Journal problem", (self.halted, "Hold undo: menu"), offline)
@@ -168,7 +172,7 @@ class Table:
         if isinstance(request, Tap):
             if entry.kind not in request.kinds:
                 raise IllegalAction(f"Tap: {request.question}", f"a {entry.kind} is not what the table asks for")
-            self._answer(entry)
+            self._answer((entry, seat) if request.with_seat else entry)
             return
         if request is not None:
             raise IllegalAction("Answer first (undo=back)", "a question is on screen")
@@ -299,10 +303,13 @@ class Table:
         return name, self.settings.names(n), options
 
     def _new_game(self, choice: tuple[str, list[str], dict]) -> None:
-        name, players, options = choice
+        self.new_game(*choice)
+
+    def new_game(self, name: str, players: list[str], options: dict, gid: str | None = None) -> None:
+        """Start game `name` (abandoning an unfinished one) and ask what its first move needs."""
         if self.session is not None and not self.session.game.is_over(self.session.state):
             self.journal.set_status(self.session.gid, "abandoned")
-        self._use(Session.start(self.journal, name, players, options))
+        self._use(Session.start(self.journal, name, players, options, gid))
         self._show((f"{self.session.game.title}", ", ".join(players)), error=False)
         self._follow_up()
 

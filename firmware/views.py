@@ -32,6 +32,9 @@ class ChooserView:
     index: int
     title: str = ""
     offline: bool = False
+    #: a mini-map: every cell (row, col, occupied), and the cell of the option under the cursor
+    cells: tuple[tuple[int, int, bool], ...] = ()
+    mark: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)

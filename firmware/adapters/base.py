@@ -48,7 +48,7 @@ class Adapter:
         prompt = self.game.prompt(state)
         if prompt is not None and prompt.player is not None:
             return prompt.player
-        return (yield Choose.of("Whose is it?", [(name, i) for i, name in enumerate(state.players)]))
+        return (yield Choose.of("Whose is it?", [(name, i) for i, name in enumerate(state.players)], field="player"))
 
     def unused(self, role: str) -> IllegalAction:
         return IllegalAction(f"'{role}' does nothing here", f"the {role} button has no use in {self.game.title} now")

@@ -32,7 +32,7 @@ class ThurnUndTaxisAdapter(Adapter):
             if city in left and city in right:
                 first, last = board().city_name[route[0][1]], board().city_name[route[-1][1]]
                 action["side"] = yield Choose.of(
-                    f"{board().city_name[city]}: which end?", [(f"before {first}", "left"), (f"after {last}", "right")]
+                    f"{board().city_name[city]}: which end?", [(f"before {first}", "left"), (f"after {last}", "right")], field="side"
                 )
         return action
 
@@ -47,15 +47,15 @@ class ThurnUndTaxisAdapter(Adapter):
             officials = prompt.options.get("official", ()) if prompt else ()
             if not officials:
                 raise IllegalAction("No official now", "an official was already used this turn")
-            official = yield Choose.of("Which official?", [(o.capitalize(), o) for o in officials])
+            official = yield Choose.of("Which official?", [(o.capitalize(), o) for o in officials], field="official")
             return {"type": "official", "player": p, "official": official}
         if role == "ok":
             if prompt is None or "close" not in prompt.expects or prompt.player != p:
                 raise IllegalAction("Nothing to close now", "a route of 3+ cards closes after laying this turn")
             sets = prompt.options["house_sets"]
-            houses = yield Choose.of("Houses where?", [(" ".join(map(_short, s)) or "No houses", list(s)) for s in sets])
+            houses = yield Choose.of("Houses where?", [(" ".join(map(_short, s)) or "No houses", list(s)) for s in sets], field="houses")
             coachman = False
             if True in prompt.options["coachman"]:
-                coachman = yield yes_no("Coachman's help?")
+                coachman = yield yes_no("Coachman's help?", field="coachman")
             return {"type": "close", "player": p, "houses": houses, "coachman": coachman}
         raise self.unused(role)

@@ -15,12 +15,30 @@ import json
 import random
 from typing import Any, Protocol
 
+from hypothesis import strategies as st
+
 import engines
 from engines import IllegalAction
 from engines.core import SHORT_MAX, Game, State
 
 #: Values of each JSON type, for swapping a field to a type it never has.
 _OTHER_TYPE = {int: "7", str: 7, bool: "yes", list: 7, dict: [1], float: "x"}
+
+
+#: Any JSON value, small: what a corrupt journal, a bad file or a bug could hand an engine.
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=12,
+)
+
+
+def json_actions(game: Game, fields: tuple[str, ...]) -> st.SearchStrategy:
+    """Random JSON, and objects with a real action type whose `fields` hold random JSON."""
+    return st.one_of(
+        json_values,
+        st.fixed_dictionaries({"type": st.sampled_from(game.action_types)}, optional={k: json_values for k in fields}),
+    )
 
 
 class Bot(Protocol):

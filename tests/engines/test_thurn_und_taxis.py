@@ -12,7 +12,7 @@ from engines import IllegalAction
 from engines.thurn_und_taxis.board import board
 
 from .bots.thurn_und_taxis import Bot
-from .playout import assert_refused, play_random_game
+from .playout import assert_refused, json_actions, play_random_game
 
 game = engines.get("thurn_und_taxis")
 _ids = itertools.count()
@@ -175,6 +175,13 @@ def test_side_required_only_when_both_ends_fit():
     # Innsbruck fits only after Augsburg: no side needed, and the wrong side is refused
     assert [c for _, c in lay(s, 0, "innsbruck").routes[0]] == ["ulm", "augsburg", "innsbruck"]
     assert "left" in refused(s, {"type": "lay", "player": 0, "card": card("innsbruck"), "side": "left"}).short
+
+
+def test_second_card_may_name_its_side_of_a_one_card_route():
+    s = build(game.start(["Ana", "Ben"]), 0, ["ulm"])
+    s = filler_turn(end(s, 0), 1)
+    assert [c for _, c in lay(s, 0, "augsburg").routes[0]] == ["ulm", "augsburg"]
+    assert [c for _, c in lay(s, 0, "augsburg", "left").routes[0]] == ["augsburg", "ulm"]
 
 
 def test_unknown_city_and_card_already_laid():
@@ -431,19 +438,9 @@ def test_random_games_keep_the_contract(seed, n_players):
     assert sum(v for tiles in state.tiles for t, v in tiles if t == "game_end") == 1
 
 
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
-    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=4),
-    max_leaves=12,
-)
-
-
 @settings(max_examples=200, deadline=None)
 @given(
-    junk=st.one_of(
-        json_values,
-        st.fixed_dictionaries({"type": st.sampled_from(game.action_types)}, optional={"player": json_values, "card": json_values, "houses": json_values, "side": json_values}),
-    )
+    junk=json_actions(game, ("player", "card", "houses", "side", "official", "coachman"))
 )
 def test_random_json_is_refused_cleanly(junk):
     s = build(game.start(["Ana", "Ben"]), 0, ["ulm", "augsburg", "innsbruck"])

@@ -57,8 +57,8 @@ class Bot:
                 hand.remove(laid)
                 both = route and len(route) > 1 and laid["city"] in prompt.options["left"] and laid["city"] in prompt.options["right"]
                 action = {"type": "lay", "player": p, "card": laid}
-                if both or rng.random() < 0.5:
-                    action["side"] = side
+                if both or (len(route) > 1 and rng.random() < 0.5):
+                    action["side"] = side  # a one-card route has one end: the table never asks
                 return action
         if "close" in prompt.expects and (len(route) >= self.target or rng.random() < 0.1):
             houses = rng.choice(prompt.options["house_sets"])

@@ -1,0 +1,18 @@
+"""Taj Mahal: twelve rounds of influence in the provinces of India, majorities resolved at withdraw (3-5 players)."""
+
+from .board import Board, BoardError, load_board_file, parse_board
+from .engine import TajMahal, TajState, game
+from .manifest import Group, ManifestError, manifest
+
+__all__ = [
+    "Board",
+    "BoardError",
+    "Group",
+    "ManifestError",
+    "TajMahal",
+    "TajState",
+    "game",
+    "load_board_file",
+    "manifest",
+    "parse_board",
+]

@@ -1,0 +1,135 @@
+"""The appliance's main loop: one thread owns the table; the drivers only put events on its queue.
+
+Each event is handled, then the frame is redrawn and shown when it changed. Between events the loop
+ticks (flash expiry, store retries) and, under systemd, pings the watchdog from this same thread, so
+a stuck loop stops the pings and systemd restarts the service. `stop()` may be called from any
+thread or a signal handler: the loop then flushes the journal, leaves a last frame and returns.
+"""
+
+import logging
+import queue
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from drivers.buttons import ButtonEvent
+from drivers.readers import TagEvent
+
+from .sdnotify import Notifier
+from .screens import Screen
+from .table import Table
+from .views import MessageView
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Ends the loop (posted by stop())."""
+
+
+class Loop:
+    def __init__(self, table: Table, display: Any, screen: Screen | None = None, *, notifier: Notifier | None = None,
+                 tick_s: float = 0.1, clock: Callable[[], float] = time.monotonic, on_stop: str = "paused"):
+        self.table = table
+        self.display = display
+        self.screen = screen or Screen()
+        self.notifier = notifier or Notifier("")
+        self.tick_s = tick_s
+        self.clock = clock
+        self.on_stop = on_stop
+        self.events: queue.Queue = queue.Queue()
+        self._last_frame: bytes | None = None
+        self._last_ping = float("-inf")
+        self.frames = 0
+
+    # -- called from other threads ---------------------------------------------------------------
+
+    def post(self, event: Any) -> None:
+        """The drivers' sink: hand an event to the loop thread."""
+        self.events.put(event)
+
+    def stop(self) -> None:
+        self.events.put(Stop())
+
+    # -- the loop thread -------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Recover the game, show it, and tell systemd the table is ready."""
+        self.table.boot()
+        self.show()
+        self.notifier.ready(self.status())
+
+    def run(self) -> None:
+        self.start()
+        while self.step(self.tick_s):
+            pass
+        self.finish()
+
+    def step(self, timeout: float) -> bool:
+        """Handle one event, or tick after `timeout` seconds without one; False once stopped."""
+        try:
+            event = self.events.get(timeout=timeout)
+        except queue.Empty:
+            if self.table.tick():
+                self.show()
+                self.notifier.status(self.status())
+            self._ping()
+            return True
+        if isinstance(event, Stop):
+            return False
+        self.handle(event)
+        self._ping()
+        return True
+
+    def handle(self, event: Any) -> None:
+        if isinstance(event, TagEvent):
+            if event.kind != "arrived":
+                return
+            self.table.tag(event.uid, event.seat)
+        elif isinstance(event, ButtonEvent):
+            if event.kind == "press":
+                self.table.press(event.role, event.seat)
+            elif event.kind == "hold":
+                self.table.hold(event.role, event.seat)
+            elif event.kind == "turn":
+                self.table.turn(event.steps)
+        else:
+            log.warning("ignored an unknown event: %r", event)
+            return
+        self.show()
+
+    def show(self) -> None:
+        """Draw the table's view; send it to the display only when the frame changed."""
+        frame = self.screen.render(self.table.view())
+        data = frame.tobytes()
+        if data != self._last_frame:
+            self._last_frame = data
+            self.display.show(frame)
+            self.frames += 1
+
+    def finish(self) -> None:
+        """Flush the journal and leave a last frame ("paused", or a blank panel)."""
+        self.notifier.stopping("Stopping")
+        flushed = self.table.journal.flush()
+        if not flushed:
+            log.warning("stopping with %d journal entries not yet in Redis", self.table.journal.pending)
+        if self.on_stop == "paused":
+            self.display.show(self.screen.render(MessageView("Paused", ("tablemate stopped", "Game kept"))))
+
+    def status(self) -> str:
+        """A STATUS= line for systemd: what the table is doing."""
+        table = self.table
+        if table.halted:
+            return f"Halted: {table.halted}"
+        store = f"; store unreachable, {table.journal.pending} waiting" if table.journal.offline else ""
+        if table.session is None:
+            return "Choosing a game" + store
+        game = table.session.game
+        return f"{game.title}: {game.phase(table.session.state)}, {table.session.entries} entries{store}"
+
+    def _ping(self) -> None:
+        interval = self.notifier.watchdog_interval
+        if interval is not None and self.clock() - self._last_ping >= interval:
+            self._last_ping = self.clock()
+            self.notifier.watchdog()

@@ -1,0 +1,588 @@
+"""Maharani: every rule of rules/001 and game-log.md section 3, the rule text's examples, boards, random games.
+
+The default board (engines/maharani/board.toml), rows 1..8 top to bottom, columns a..h; the turntable
+takes d4 e4 d5 e5 and the corners are absent:
+
+    .  b1 c1 d1 | e1 f1 g1 .       quarter 1: a..d, rows 1-4    quarter 2: e..h, rows 1-4
+    a2 b2 c2 d2 | e2 f2 g2 h2      quarter 4: a..d, rows 5-8    quarter 3: e..h, rows 5-8
+    a3 b3 c3 d3 | e3 f3 g3 h3
+    a4 b4 c4 .  | .  f4 g4 h4
+    ------------+------------
+    a5 b5 c5 .  | .  f5 g5 h5 ...
+"""
+
+import itertools
+import tomllib
+from importlib import resources
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import engines
+from engines import IllegalAction
+from engines.maharani import load_board_file
+from engines.maharani.board import board_of, parse, resolve
+
+from .bots.maharani import SETUPS, Bot
+from .playout import assert_refused, json_actions, play_random_game
+
+game = engines.get("maharani")
+BOARD = resolve(None)[1]
+NAMES = ["Ana", "Ben", "Cy", "Dee"]
+_ids = itertools.count()
+
+
+def tile(colour: str) -> dict:
+    return {"id": f"{colour}-{next(_ids)}", "color": colour}
+
+
+def arranged(n: int = 4, tiles: dict | None = None, artisans: dict | None = None, board=None):
+    """A new game with tiles already on the board ({space: colour}) and artisans ({space: (seat, set)})."""
+    s = game.start(NAMES[:n], {"board": board} if board is not None else None)
+    for space, colour in (tiles or {}).items():
+        s.tiles[space] = colour
+        s.tile_ids.add(f"pre-{space}")
+    for space, owner in (artisans or {}).items():
+        s.artisans[space] = owner
+        s.reserve[owner[0]][owner[1]] -= 1
+    return s
+
+
+def place_action(s, space, colour, *, frm=None, arrow=False, artisan=None, player=None) -> dict:
+    action = {
+        "type": "place",
+        "player": s.turn if player is None else player,
+        "tile": tile(colour),
+        "from_quarter": game.board(s).quarter_of[space] if frm is None else frm,
+        "space": space,
+        "arrow_to_player": arrow,
+    }
+    if artisan is not None:
+        action["artisan"] = artisan
+    return action
+
+
+def place(s, space, colour, **kwargs):
+    return game.apply(s, place_action(s, space, colour, **kwargs))
+
+
+def others(s):
+    """Every seat but Ana places a tile in the first empty space of quarter 4 and ends its turn."""
+    while s.turn != 0:
+        space = next(sp for sp in BOARD.spaces_in[4] if sp not in s.tiles)
+        s = end(place(s, space, ("green", "yellow", "white")[len(s.tiles) % 3]))
+    return s
+
+
+def end(s):
+    return game.apply(s, {"type": "end_turn", "player": s.turn})
+
+
+def refresh(s):
+    return game.apply(s, {"type": "refresh", "player": s.turn})
+
+
+def refused(s, action) -> IllegalAction:
+    return assert_refused(game, s, action)
+
+
+def gold(s, seat: int, key: str | None = None) -> int:
+    score = game.scores(s)[seat]
+    return score.total if key is None else score.breakdown[key]
+
+
+Q1 = BOARD.spaces_in[1]
+
+
+# -- the rule text's examples ----------------------------------------------------------------------
+
+
+def test_example_blue_zone_of_three_worth_three():
+    s = arranged(tiles={"c2": "blue"})
+    s = place(s, "d1", "blue")  # touches no blue tile
+    assert gold(s, 0, "tiles") == 1
+    s = place(s, "c1", "blue", frm=2)  # joins c2 and d1: a zone of 3
+    assert gold(s, 0, "tiles") == 1 + 3
+    assert s.events == ("Ana: +3 gold",)
+
+
+def test_example_new_artisan_then_a_group_of_two():
+    s = place(arranged(), "b2", "orange", arrow=True)
+    assert s.artisans["b2"] == (0, 0) and s.reserve[0] == [7]
+    assert gold(s, 0, "artisans") == 1
+    s = place(end(s), "g6", "red")  # Ben, far away
+    s = place(end(s), "c7", "red")  # Cy
+    s = place(end(s), "g7", "red")  # Dee
+    s = place(end(s), "b3", "blue", arrow=True)  # Ana's second artisan, next to the first
+    assert gold(s, 0, "artisans") == 1 + 2
+    assert s.events == ("Ana: +1 gold, artisan +2",)
+
+
+def test_example_artisan_moves_to_the_new_tile_of_its_colour():
+    s = arranged(tiles={"b1": "blue", "a2": "orange"}, artisans={"b1": (0, 0), "a2": (0, 0)})
+    s = place(s, "d3", "blue", arrow=True)
+    assert "b1" not in s.artisans and s.artisans["d3"] == (0, 0) and s.artisans["a2"] == (0, 0)
+    assert s.reserve[0] == [6]  # moved, not taken from the reserve
+    assert gold(s, 0, "artisans") == 1
+
+
+def test_example_zone_across_two_quarters_worth_eight_with_its_artisan():
+    s = arranged(
+        tiles={"c1": "blue", "d1": "blue", "d2": "blue", "f1": "blue", "e2": "orange"},
+        artisans={"d1": (0, 0), "e2": (0, 0)},
+    )
+    s = place(s, "e1", "blue", arrow=True)  # top left of quarter 2
+    assert gold(s, 0, "tiles") == 5  # e1 d1 c1 d2 f1, across the border
+    assert gold(s, 0, "artisans") == 3  # e1 d1 e2
+    assert gold(s, 0) == 8
+
+
+def test_example_evaluation_five_three_one_none():
+    colours = ["blue", "orange", "green", "red", "yellow", "white", "white", "white", "red", "blue", "orange", "green", "blue"]
+    tiles = dict(zip(Q1[:13], colours))
+    artisans = {space: (0, 0) for space in Q1[:5]}  # Ana: 5, on 5 colours
+    artisans.update({space: (1, 0) for space in Q1[9:12]})  # Ben: 3
+    artisans[Q1[12]] = (2, 0)  # Cy: 1; Dee none
+    s = arranged(tiles=tiles, artisans=artisans)
+    s = place(s, Q1[13], "white")
+    assert s.evaluated == [] and len(s.artisans) == 9  # evaluated at the end of the turn, not before
+    s = end(s)
+    assert [gold(s, seat, "quarters") for seat in range(4)] == [18, 9, 4, 0]
+    assert s.events[-1] == "Q1 done: Ana 18, Ben 9, Cy 4"
+    assert s.artisans == {} and [r[0] for r in s.reserve] == [8, 8, 8, 8]
+    assert all(space in s.tiles for space in Q1)  # the tiles stay
+    assert s.evaluated == [1] and not game.is_over(s)
+
+
+def test_example_second_tile_costs_two_at_the_end_of_the_turn():
+    s = arranged(tiles={"f6": "red", "g6": "red", "g5": "red"})
+    s = place(s, "b2", "blue")
+    s = place(s, "f5", "red", frm=3)  # a zone of 4: the marker advances 4
+    assert gold(s, 0) == 1 + 4 and gold(s, 0, "second_tiles") == 0
+    s = end(s)
+    assert gold(s, 0, "second_tiles") == -2 and gold(s, 0) == 3
+    assert "Ana: 2nd tile -2" in s.events
+
+
+def test_example_marker_down_blocks_its_quarter_until_refresh():
+    s = place(arranged(), "f6", "red", frm=1)  # quarter 1's tile goes to quarter 3
+    assert s.down[0] == [1]
+    s = others(end(s))
+    assert "Marker Q1" in refused(s, place_action(s, "f7", "red", frm=1)).short
+    assert game.prompt(s).options["reach_q1"] == (1,)
+    place(s, "a3", "red", frm=1)  # in its own quarter: no marker needed
+    s = end(place(s, "f7", "red", frm=2))  # another slot's marker is still up
+    assert s.down[0] == [1, 2]
+    s = refresh(others(s))
+    assert s.down[0] == [] and s.turn == 1 and s.events == ("Ana: markers up",)
+    s = place(others(s), "g7", "red", frm=1)
+    assert s.down[0] == [1]
+
+
+# -- placing tiles ---------------------------------------------------------------------------------
+
+
+def test_tile_in_its_own_quarter_turns_no_marker():
+    s = place(arranged(), "b2", "blue")
+    assert s.down == [[], [], [], []] and s.tiles["b2"] == "blue"
+
+
+def test_space_must_be_empty_and_exist():
+    s = arranged(tiles={"b2": "blue"})
+    assert "taken" in refused(s, place_action(s, "b2", "red")).short
+    refused(s, {**place_action(s, "b3", "red"), "space": "z9"})
+    refused(s, {**place_action(s, "b3", "red"), "from_quarter": 5})
+
+
+def test_lone_tile_one_gold_and_diagonals_do_not_count():
+    s = arranged(tiles={"b1": "red", "a2": "red", "c3": "red", "b2": "blue"})
+    s = place(s, "c2", "blue")  # touches b2 only
+    assert gold(s, 0, "tiles") == 2
+    s = place(arranged(tiles={"a2": "red", "c2": "red"}), "b1", "red")  # a2 and c2 touch b1 only at corners
+    assert gold(s, 0, "tiles") == 1
+
+
+def test_zone_joins_two_zones_and_reaches_into_an_evaluated_quarter():
+    s = arranged(tiles={"b2": "blue", "d2": "blue", "e2": "blue"})
+    s.evaluated = [2]  # quarter 2's tiles stay and still count
+    s = place(s, "c2", "blue")
+    assert gold(s, 0, "tiles") == 4
+
+
+def test_at_most_two_tiles_and_not_twice_from_one_slot():
+    s = place(arranged(), "b2", "blue")
+    assert "Slot Q1" in refused(s, place_action(s, "b3", "blue")).short
+    s = place(s, "f6", "red", frm=3)
+    assert "Two tiles" in refused(s, place_action(s, "g7", "red", frm=2)).short
+    assert game.prompt(s).expects == ("end_turn",)
+
+
+def test_tile_id_colour_count_and_colour_number_are_checked():
+    s = arranged(tiles={"b2": "blue"})
+    assert "already" in refused(s, {**place_action(s, "b3", "red"), "tile": {"id": "pre-b2", "color": "red"}}).short
+    six = arranged(tiles=dict(zip(Q1, ["blue", "orange", "green", "red", "yellow", "white"])))
+    assert "7th colour" in refused(six, place_action(six, "f6", "pink")).short
+    place(six, "f6", "white")
+    ten = arranged(tiles={space: "blue" for space in BOARD.spaces[:10]})
+    assert "11 blue" in refused(ten, place_action(ten, "f6", "blue")).short
+    refused(s, {**place_action(s, "b3", "red"), "tile": {"id": "", "color": "red"}})
+    refused(s, {**place_action(s, "b3", "red"), "tile": {"id": "x"}})
+
+
+def test_wrong_seat_and_turn_order():
+    s = arranged()
+    assert refused(s, place_action(s, "b2", "blue", player=1)).short == "Ana's turn"
+    assert "Place a tile" in refused(s, {"type": "end_turn", "player": 0}).short
+    s = end(place(s, "b2", "blue"))
+    assert s.turn == 1 and game.prompt(s).player == 1
+    s = refresh(s)
+    assert s.turn == 2
+
+
+def test_refresh_only_instead_of_placing():
+    s = place(arranged(), "f6", "blue", frm=1)
+    assert "end turn" in refused(s, {"type": "refresh", "player": 0}).short
+    assert game.prompt(s).expects == ("end_turn", "place")
+
+
+# -- artisans --------------------------------------------------------------------------------------
+
+
+def test_no_arrow_no_artisan():
+    s = place(arranged(), "b2", "blue")
+    assert s.artisans == {} and gold(s, 0, "artisans") == 0
+    s = arranged()
+    assert "No arrow" in refused(s, place_action(s, "b2", "blue", artisan={"set": 0, "move": False})).short
+
+
+def test_same_colour_in_another_quarter_does_not_move():
+    s = arranged(tiles={"f6": "blue"}, artisans={"f6": (0, 0)})
+    s = place(s, "b2", "blue", arrow=True)
+    assert s.artisans == {"f6": (0, 0), "b2": (0, 0)} and s.reserve[0] == [6]
+
+
+def test_other_players_artisan_on_the_colour_does_not_move():
+    s = arranged(tiles={"b1": "blue"}, artisans={"b1": (1, 0)})
+    s = place(s, "d3", "blue", arrow=True)
+    assert s.artisans == {"b1": (1, 0), "d3": (0, 0)}
+
+
+def test_empty_reserve_means_no_artisan():
+    s = arranged(3)
+    s.reserve[0] = [0]
+    s = place(s, "b2", "blue", arrow=True)
+    assert s.artisans == {} and s.events == ("Ana: +1 gold, no artisan left",)
+    s = arranged(3)
+    s.reserve[0] = [0]
+    assert "No artisans left" in refused(s, place_action(s, "b2", "blue", arrow=True, artisan={"set": 0, "move": False})).short
+
+
+def test_empty_reserve_still_moves():
+    s = arranged(tiles={"b1": "blue"}, artisans={"b1": (0, 0)})
+    s.reserve[0] = [0]
+    s = place(s, "d3", "blue", arrow=True)
+    assert s.artisans == {"d3": (0, 0)}
+
+
+def test_three_or_four_players_artisan_if_given_must_be_the_forced_one():
+    s = arranged(tiles={"b1": "blue"}, artisans={"b1": (0, 0)})
+    assert "move it" in refused(s, place_action(s, "d3", "blue", arrow=True, artisan={"set": 0, "move": False})).short
+    assert "No artisan set 1" in refused(s, place_action(s, "d3", "blue", arrow=True, artisan={"set": 1, "move": True})).short
+    assert place(s, "d3", "blue", arrow=True, artisan={"set": 0, "move": True}).artisans == {"d3": (0, 0)}
+    fresh = arranged()
+    assert "none to move" in refused(fresh, place_action(fresh, "b2", "blue", arrow=True, artisan={"set": 0, "move": True})).short
+    refused(fresh, place_action(fresh, "b2", "blue", arrow=True, artisan={"set": 0, "move": False, "x": 1}))
+
+
+def test_artisan_group_is_the_players_own_and_crosses_quarters():
+    s = arranged(tiles={"d2": "red", "c3": "green", "e3": "orange"}, artisans={"d2": (0, 0), "c3": (1, 0), "e3": (0, 0)})
+    s = place(s, "d3", "blue", arrow=True)
+    assert gold(s, 0, "artisans") == 3  # d3 d2 e3; Ben's c3 is not Ana's group
+
+
+def test_moving_artisan_leaves_its_old_group():
+    s = arranged(tiles={"b2": "blue", "b3": "red", "c3": "green"}, artisans={"b2": (0, 0), "b3": (0, 0), "c3": (0, 0)})
+    s = place(s, "a2", "blue", arrow=True)  # the blue artisan moves from b2 to a2; b2 was its link to b3
+    assert set(s.artisans) == {"a2", "b3", "c3"}
+    assert gold(s, 0, "artisans") == 1
+
+
+def test_artisans_per_player():
+    assert arranged(4).reserve == [[8]] * 4
+    assert arranged(3).reserve == [[10]] * 3
+    assert arranged(2).reserve == [[7, 7]] * 2
+
+
+# -- two players -----------------------------------------------------------------------------------
+
+
+def test_two_players_new_artisan_of_either_set():
+    s = arranged(2)
+    assert "which" in refused(s, place_action(s, "b2", "blue", arrow=True)).short
+    one = place(s, "b2", "blue", arrow=True, artisan={"set": 1, "move": False})
+    assert one.artisans == {"b2": (0, 1)} and one.reserve[0] == [7, 6]
+    s.reserve[0] = [0, 3]
+    assert "Set 0: none left" in refused(s, place_action(s, "b2", "blue", arrow=True, artisan={"set": 0, "move": False})).short
+    assert place(s, "b2", "blue", arrow=True).artisans == {"b2": (0, 1)}  # only one choice: may be left out
+
+
+def test_two_players_move_or_new_of_the_other_set():
+    s = arranged(2, tiles={"b1": "blue"}, artisans={"b1": (0, 0)})
+    assert game.artisan_choices(s, "d3", "blue") == ({"set": 0, "move": True}, {"set": 1, "move": False})
+    moved = place(s, "d3", "blue", arrow=True, artisan={"set": 0, "move": True})
+    assert moved.artisans == {"d3": (0, 0)}
+    new = place(s, "d3", "blue", arrow=True, artisan={"set": 1, "move": False})
+    assert new.artisans == {"b1": (0, 0), "d3": (0, 1)}
+    assert "move it" in refused(s, place_action(s, "d3", "blue", arrow=True, artisan={"set": 0, "move": False})).short
+    assert "none to move" in refused(s, place_action(s, "d3", "blue", arrow=True, artisan={"set": 1, "move": True})).short
+    s.reserve[0] = [6, 0]  # no new artisan possible: must move
+    assert game.artisan_choices(s, "d3", "blue") == ({"set": 0, "move": True},)
+    assert place(s, "d3", "blue", arrow=True).artisans == {"d3": (0, 0)}
+
+
+def test_two_players_both_sets_on_the_colour_choose_which_moves():
+    s = arranged(2, tiles={"b1": "blue", "a3": "blue"}, artisans={"b1": (0, 0), "a3": (0, 1)})
+    assert game.artisan_choices(s, "d3", "blue") == ({"set": 0, "move": True}, {"set": 1, "move": True})
+    assert place(s, "d3", "blue", arrow=True, artisan={"set": 1, "move": True}).artisans == {"b1": (0, 0), "d3": (0, 1)}
+    refused(s, place_action(s, "d3", "blue", arrow=True))
+
+
+def test_two_players_sets_never_group_together():
+    s = arranged(2, tiles={"c2": "red", "b3": "green", "c4": "white"}, artisans={"c2": (0, 0), "b3": (0, 1), "c4": (0, 1)})
+    s = place(s, "c3", "blue", arrow=True, artisan={"set": 1, "move": False})
+    assert gold(s, 0, "artisans") == 3  # c3 b3 c4 of set 1; c2 of set 0 is not in the group
+
+
+def test_two_players_sets_evaluated_separately():
+    tiles = dict(zip(Q1[:13], ["blue", "orange", "green", "red", "yellow", "blue", "orange", "white", "white", "white", "red", "red", "red"]))
+    artisans = {space: (0, 0) for space in Q1[:5]}
+    artisans.update({Q1[5]: (0, 1), Q1[6]: (0, 1), Q1[7]: (1, 1)})
+    s = end(place(arranged(2, tiles=tiles, artisans=artisans), Q1[13], "green"))
+    assert gold(s, 0, "quarters") == 18 + 6 and gold(s, 1, "quarters") == 4
+    assert s.events[-1] == "Q1 done: Ana 18+6, Ben 4"
+    assert s.reserve == [[7, 7], [7, 7]]
+
+
+def test_prompt_offers_the_artisan_choice_only_when_real():
+    s = arranged(2, tiles={"b1": "blue", "f6": "red"}, artisans={"b1": (0, 0), "f6": (0, 0)})
+    s.reserve[0] = [0, 5]
+    options = game.prompt(s).options
+    assert options["artisan_q1_blue"] == ({"set": 0, "move": True}, {"set": 1, "move": False})
+    assert "artisan" not in options  # a new artisan can only be of set 1
+    assert "artisan" not in game.prompt(arranged(3)).options
+
+
+# -- evaluation and the end ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n, paid", [(1, 4), (2, 6), (3, 9), (4, 13), (5, 18), (6, 24)])
+def test_evaluation_table(n, paid):
+    colours = ["blue", "orange", "green", "red", "yellow", "white"] * 3
+    s = arranged(tiles=dict(zip(Q1[:13], colours)), artisans={space: (1, 0) for space in Q1[:n]})
+    s = end(place(s, Q1[13], "white"))
+    assert gold(s, 1, "quarters") == paid and s.reserve[1] == [8]
+
+
+def test_two_quarters_filled_in_one_turn_are_both_evaluated():
+    q2 = BOARD.spaces_in[2]
+    colours = ["blue", "orange", "green", "red", "yellow", "white"] * 5
+    tiles = {**dict(zip(Q1[:13], colours)), **dict(zip(q2[:13], colours))}
+    s = arranged(3, tiles=tiles, artisans={Q1[0]: (1, 0), q2[0]: (2, 0), q2[11]: (2, 0)})
+    s = end(place(place(s, Q1[13], "white"), q2[13], "yellow"))
+    assert s.evaluated == [1, 2]
+    assert [gold(s, seat, "quarters") for seat in range(3)] == [0, 4, 6]
+    assert s.events[-2:] == ("Q1 done: Ben 4", "Q2 done: Cy 6")
+
+
+def test_quarter_with_no_artisans():
+    colours = ["blue", "orange", "green", "red", "yellow", "white"] * 3
+    s = end(place(arranged(tiles=dict(zip(Q1[:13], colours))), Q1[13], "white"))
+    assert s.evaluated == [1] and s.events[-1] == "Q1 done: no artisans"
+
+
+def _small_board():
+    """Two quarters of two spaces in a row: x1 x2 | y1 y2."""
+    return {
+        "name": "tiny",
+        "spaces": [
+            {"id": "x1", "quarter": 1, "row": 0, "col": 0},
+            {"id": "x2", "quarter": 1, "row": 0, "col": 1},
+            {"id": "y1", "quarter": 2, "row": 0, "col": 2},
+            {"id": "y2", "quarter": 2, "row": 0, "col": 3},
+        ],
+    }
+
+
+def test_game_on_another_board_ends_after_the_last_evaluation():
+    s = arranged(2, board=_small_board())
+    s = end(place(s, "x1", "blue", arrow=True, artisan={"set": 0, "move": False}))
+    s = place(s, "x2", "blue", arrow=True, artisan={"set": 1, "move": False})
+    assert gold(s, 1, "tiles") == 2 and gold(s, 1, "artisans") == 1
+    s = end(s)
+    assert s.evaluated == [1] and gold(s, 0, "quarters") == 4 and gold(s, 1, "quarters") == 4
+    s = place(s, "y1", "blue", arrow=True, artisan={"set": 0, "move": False})
+    assert gold(s, 0, "tiles") == 1 + 3 and gold(s, 0, "artisans") == 1 + 1  # x1's artisan went home
+    s = place(s, "y2", "red", frm=1)
+    assert s.down[0] == [1]
+    s = end(s)
+    assert game.is_over(s) and game.prompt(s) is None and game.phase(s) == "Game over"
+    assert s.events[-2:] == ("Q2 done: Ana 4", "Game over")
+    assert [sc.total for sc in game.scores(s)] == [1 + 4 + 1 + 4 + 4 + 1 - 2, 2 + 1 + 4]
+    assert game.winners(s) == [0]
+    refused(s, {"type": "refresh", "player": 1})
+
+
+def test_winners_share_a_tie():
+    s = arranged(3)
+    s.gold[0]["tiles"] = s.gold[2]["tiles"] = 5
+    s.gold[1]["tiles"] = 4
+    assert game.winners(s) == [0, 2]
+
+
+def test_end_game_when_stuck_evaluates_unfinished_quarters():
+    s = arranged(tiles={"b1": "blue", "c1": "red", "f6": "red"}, artisans={"b1": (0, 0), "c1": (0, 0), "f6": (1, 0)})
+    s = place(s, "b2", "green")
+    assert "End the turn" in refused(s, {"type": "end_game"}).short
+    refused(end(s), {"type": "end_game", "player": 1})
+    s = game.apply(end(s), {"type": "end_game"})
+    assert game.is_over(s) and game.prompt(s) is None and game.phase(s) == "Game over (stuck)"
+    assert [gold(s, seat, "quarters") for seat in range(4)] == [6, 4, 0, 0]
+    assert s.evaluated == [1, 2, 3, 4]
+    assert s.events == ("Tiles stuck: last count", "Q1 done: Ana 6", "Q2 done: no artisans", "Q3 done: Ben 4", "Q4 done: no artisans", "Game over")
+    refused(s, place_action(s, "b3", "blue"))
+
+
+def test_scores_and_phase_during_the_game():
+    s = arranged()
+    assert game.phase(s) == "Round 1, 0/4 done"
+    for _ in range(4):
+        s = refresh(s)
+    assert game.phase(s) == "Round 2, 0/4 done"
+    assert all(sc.breakdown == {"tiles": 0, "artisans": 0, "quarters": 0, "second_tiles": 0} for sc in game.scores(s))
+
+
+def test_prompt_lists_spaces_and_reachable_quarters():
+    s = arranged(tiles={sp: "blue" for sp in Q1[:10]})
+    s.down[0] = [2]
+    options = game.prompt(s).options
+    assert options["spaces_q1"] == Q1[10:]
+    assert options["space"][:4] == Q1[10:] and len(options["space"]) == 46
+    assert options["reach_q2"] == (2,) and options["reach_q1"] == (1, 2, 3, 4)
+    for q in (1, 2, 3, 4):
+        for dest in options[f"reach_q{q}"]:
+            place(s, options[f"spaces_q{dest}"][-1], "red", frm=q)  # every offered placement is legal
+    s = place(s, Q1[10], "red", frm=1)
+    options = game.prompt(s).options
+    assert 1 not in options["from_quarter"] and "reach_q1" not in options
+
+
+# -- boards ----------------------------------------------------------------------------------------
+
+
+def test_default_board_is_the_marked_reconstruction():
+    assert len(BOARD.spaces) == 56 and BOARD.quarters == (1, 2, 3, 4)
+    assert all(len(BOARD.spaces_in[q]) == 14 for q in BOARD.quarters)
+    assert set(BOARD.neighbours["e1"]) == {"d1", "f1", "e2"}  # across the quarter border
+    assert "unverified" in BOARD.name.lower()
+    text = resources.files("engines.maharani").joinpath("board.toml").read_text(encoding="utf-8")
+    assert "UNVERIFIED" in text and "tablemate board check maharani" in text
+    assert game.start(NAMES, {"board": "board"}).board_key == game.start(NAMES).board_key
+
+
+def _space(sid, quarter=1, row=0, col=0, **extra):
+    return {"id": sid, "quarter": quarter, "row": row, "col": col, **extra}
+
+
+@pytest.mark.parametrize(
+    "board, named",
+    [
+        ({"name": "b", "spaces": [_space("a1"), _space("a1", col=1)]}, "space {'id': 'a1', 'quarter': 1, 'row': 0, 'col': 1} listed twice"),
+        ({"name": "b", "spaces": [_space("a1"), _space("a2")]}, "space {'id': 'a2', 'quarter': 1, 'row': 0, 'col': 0} is on the same square"),
+        ({"name": "b", "spaces": [{"id": "a1", "quarter": 1, "row": 0}]}, "has no 'col'"),
+        ({"name": "b", "spaces": [_space("a1", colum=2)]}, "unknown key 'colum'"),
+        ({"name": "b", "spaces": [_space("a1", row="0")]}, "'row' must be an integer"),
+        ({"name": "b", "spaces": [_space("a1", quarter=True)]}, "'quarter' must be an integer"),
+        ({"name": "b", "spaces": [_space("a1", quarter=0)]}, "numbered from 1"),
+        ({"name": "b", "spaces": [_space("")]}, "'id' must be a non-empty string"),
+        ({"name": "b", "spaces": ["a1"]}, "space 'a1' must be a table"),
+        ({"name": "b", "spaces": []}, "'spaces' must be a non-empty list"),
+        ({"spaces": [_space("a1")]}, "'name' must be a non-empty string"),
+        ({"name": "b", "spaces": [_space("a1")], "roads": []}, "unknown key(s) 'roads'"),
+        ("no_such_board", "no bundled board 'no_such_board'"),
+        ("../board", "no bundled board"),
+        (7, "bundled board's name or a table"),
+    ],
+)
+def test_bad_boards_are_refused_naming_the_entry(board, named):
+    with pytest.raises(IllegalAction) as refusal:
+        game.start(NAMES, {"board": board})
+    assert named in str(refusal.value)
+    assert refusal.value.short.startswith("Board:")
+
+
+def test_state_finds_its_board_again_without_the_cache():
+    s = arranged(2, board=_small_board())
+    assert board_of("inline:not-cached", s.options["board"]) == game.board(s)
+    assert board_of("bundled:board", None) is BOARD
+
+
+def test_board_file_check(tmp_path):
+    good = tmp_path / "good.toml"
+    good.write_text('name = "tiny"\nspaces = [{id = "x", quarter = 1, row = 0, col = 0}, {id = "y", quarter = 2, row = 0, col = 1}]\n')
+    board = load_board_file(good)
+    assert board.summary == "tiny: 2 spaces in 2 quarters (Q1 1, Q2 1)" and board.neighbours["x"] == ("y",)
+    twice = tmp_path / "twice.toml"
+    twice.write_text('name = "t"\nspaces = [{id = "x", quarter = 1, row = 0, col = 0}, {id = "x", quarter = 1, row = 0, col = 1}]\n')
+    with pytest.raises(IllegalAction, match="listed twice"):
+        load_board_file(twice)
+    broken = tmp_path / "broken.toml"
+    broken.write_text("name = \n")
+    with pytest.raises(IllegalAction, match="not valid TOML"):
+        load_board_file(broken)
+    with pytest.raises(IllegalAction, match="cannot read"):
+        load_board_file(tmp_path / "missing.toml")
+    bundled = resources.files("engines.maharani").joinpath("board.toml")
+    assert load_board_file(str(bundled)) == parse(tomllib.loads(bundled.read_text(encoding="utf-8")))
+
+
+def test_setup_refusals():
+    with pytest.raises(IllegalAction):
+        game.start(["Ana"])
+    with pytest.raises(IllegalAction):
+        game.start(NAMES + ["Eve"])
+    with pytest.raises(IllegalAction):
+        game.start(NAMES, {"colours": 6})
+
+
+# -- random games ----------------------------------------------------------------------------------
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), setup=st.sampled_from(SETUPS))
+def test_random_games_keep_the_contract(seed, setup):
+    n_players, options = setup
+    state = play_random_game("maharani", NAMES[:n_players], options, Bot(n_players, options, seed), seed)
+    assert state.artisans == {}  # every quarter was evaluated: all artisans are home
+    assert [sum(sets) for sets in state.reserve] == [14 if n_players == 2 else {3: 10, 4: 8}[n_players]] * n_players
+    if not state.stuck:
+        assert len(state.tiles) == 56 and sorted(state.evaluated) == [1, 2, 3, 4]
+    for seat, score in enumerate(game.scores(state)):
+        assert score.breakdown["tiles"] >= sum(1 for a in state.actions if a["type"] == "place" and a["player"] == seat)
+
+
+def test_random_games_reach_both_ends():
+    ends = {play_random_game("maharani", NAMES[:n], {}, Bot(n, {}, seed), seed).stuck for seed in range(12) for n in (2, 4)}
+    assert ends == {False, True}
+
+
+@settings(max_examples=200, deadline=None)
+@given(junk=json_actions(game, ("player", "tile", "from_quarter", "space", "arrow_to_player", "artisan")))
+def test_random_json_is_refused_cleanly(junk):
+    s = place(arranged(2, tiles={"b1": "blue"}, artisans={"b1": (0, 0)}), "c1", "red")
+    before = s.copy()
+    try:
+        game.apply(s, junk)
+    except IllegalAction as refused_action:
+        assert refused_action.short
+    assert s == before

@@ -1,0 +1,1121 @@
+"""Taj Mahal: every rule of rules/000 and game-log.md section 2 on its own, the rule text's examples,
+board files, the deck manifest, and random games on a synthetic full-size board and without a board.
+
+Round k visits PROVINCES[k - 1] of the synthetic board (tests/engines/bots/taj_mahal.py), whose roads
+are: rings inside each province (x-1, x-2, x-3, x-4[, x-5]), and between the provinces of this grid
+
+    s01 s02  s03 s04        east-west: <left>-2 to <right>-4 (s01-2 to s02-4, ...)
+    s05 agra s06 s07        north-south: <upper>-3 to <lower>-1 (s01-3 to s05-1, ...)
+    s08 s09  s10 s11
+
+Fortresses: s01..s04 have two (-1 and -3), the other provinces one (-1), Agra agra-2.
+"""
+
+import copy
+import itertools
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import engines
+from engines import IllegalAction
+from engines.taj_mahal import BoardError, ManifestError, load_board_file, manifest, parse_board
+from engines.taj_mahal import board as board_module
+from engines.taj_mahal.components import check_fields, read_bonus_tile, read_card, read_item, read_province_tile
+from engines.taj_mahal.manifest import parse_manifest
+
+from .bots.taj_mahal import SETUPS, SYNTHETIC_BOARD, Bot
+from .playout import assert_refused, json_actions, play_random_game
+
+game = engines.get("taj_mahal")
+NAMES = ["Ana", "Ben", "Cy", "Dee", "Eve"]
+PROVINCES = [p["id"] for p in SYNTHETIC_BOARD["provinces"] if p["id"] != "agra"] + ["agra"]
+TEMPLATE = Path(__file__).resolve().parents[2] / "config" / "boards" / "taj_mahal.template.toml"
+_ids = itertools.count()
+
+
+def card(color: str, *symbols: str) -> dict:
+    return {"id": f"{color}-{next(_ids)}", "color": color, "symbols": list(symbols)}
+
+
+def white(symbol: str) -> dict:
+    return card("white", symbol)
+
+
+def special(kind: str) -> dict:
+    return {"id": f"special-{kind}", "special": kind}
+
+
+def tile(k: int, goods=None) -> dict:
+    return {"number": k, "goods": goods or (["rice"] if k == 1 else ["rice", "tea"])}
+
+
+def start(n: int = 3, board: bool = True):
+    return game.start(NAMES[:n], {"board": SYNTHETIC_BOARD} if board else {})
+
+
+def visit(s, goods=None, province=None):
+    k = s.round + 1
+    return game.apply(s, {"type": "visit", "province": province or PROVINCES[k - 1], "tile": tile(k, goods)})
+
+
+def play(s, p, *cards):
+    return game.apply(s, {"type": "play", "player": p, "cards": list(cards)})
+
+
+def play_refused(s, p, *cards) -> str:
+    """The short message refusing p's play of `cards` (the state unchanged)."""
+    return refused(s, {"type": "play", "player": p, "cards": list(cards)}).short
+
+
+def withdraw(s, p):
+    return game.apply(s, {"type": "withdraw", "player": p})
+
+
+def palace(s, p, city, bonus=None):
+    action = {"type": "palace", "player": p, "city": city}
+    if bonus is not None:
+        action["bonus"] = bonus
+    return game.apply(s, action)
+
+
+def crown(s, p, city):
+    return game.apply(s, {"type": "crown", "player": p, "city": city})
+
+
+def skip_rounds(s, count):
+    """Play `count` rounds in which everybody withdraws without a card."""
+    for _ in range(count):
+        s = visit(s)
+        while s.province is not None:
+            s = withdraw(s, s.turn)
+    return s
+
+
+def alone(s, p, *cards):
+    """The other seats withdraw without a card as their turns come; p plays `cards`, one a turn, in order."""
+    cards = list(cards)
+    while sum(s.in_round) > 1 or s.turn != p:
+        s = play(s, p, cards.pop(0)) if s.turn == p else withdraw(s, s.turn)
+    for c in cards:
+        s = play(s, p, c)
+    return s
+
+
+def refused(s, action) -> IllegalAction:
+    return assert_refused(game, s, action)
+
+
+def points(s, p):
+    return game.scores(s)[p].breakdown
+
+
+# -- visits and turn order -------------------------------------------------------------------------
+
+
+def test_visit_opens_round_with_the_tile_numbered_like_the_round():
+    s = start()
+    assert game.prompt(s).expects == ("visit",)
+    assert "agra" not in game.prompt(s).options["province"]
+    assert "tile 1" in refused(s, {"type": "visit", "province": "s01", "tile": tile(2)}).short
+    s = visit(s)
+    assert (s.round, s.province, s.turn) == (1, "s01", 0)
+    assert s.events == ("Round 1: s01",)
+    assert game.phase(s) == "Round 1/12"
+    assert "on" in refused(s, {"type": "visit", "province": "s02", "tile": tile(2)}).short
+
+
+def test_no_province_twice_and_agra_last():
+    s = skip_rounds(start(), 1)
+    assert "visited" in refused(s, {"type": "visit", "province": "s01", "tile": tile(2)}).short
+    assert "Agra" in refused(s, {"type": "visit", "province": "agra", "tile": tile(2)}).short
+    assert "No province" in refused(s, {"type": "visit", "province": "paris", "tile": tile(2)}).short
+    s = skip_rounds(s, 10)
+    assert game.prompt(s).options["province"] == ("agra",)
+    assert "visited" in refused(s, {"type": "visit", "province": "s11", "tile": tile(12)}).short
+    s = skip_rounds(s, 1)
+    assert s.visited == PROVINCES
+    refused(s, {"type": "visit", "province": "agra", "tile": tile(12)})
+
+
+def test_first_player_rotates_clockwise():
+    s = start(4)
+    firsts = []
+    for _ in range(6):
+        s = visit(s)
+        firsts.append(s.turn)
+        while s.province is not None:
+            s = withdraw(s, s.turn)
+    assert firsts == [0, 1, 2, 3, 0, 1]
+
+
+def test_play_goes_clockwise_among_players_still_in():
+    s = visit(start(4))
+    s = play(s, 0, card("red", "elephant", "monk"))
+    assert s.turn == 1
+    s = withdraw(s, 1)
+    s = play(s, 2, card("green", "vizier", "monk"))
+    assert s.turn == 3
+    s = play(s, 3, card("green", "elephant", "general"))
+    assert s.turn == 0
+    s = play(s, 0, card("red", "elephant", "monk"))
+    assert s.turn == 2  # seat 1 is out
+    assert play_refused(s, 1, card("red", "mogul", "monk")) == "Cy's turn"
+
+
+def test_province_tile_goods_count_follows_the_rule_text():
+    s = start()
+    assert "1 good" in refused(s, {"type": "visit", "province": "s01", "tile": tile(1, ["rice", "tea"])}).short
+    s = skip_rounds(s, 1)
+    assert "2 goods" in refused(s, {"type": "visit", "province": "s02", "tile": tile(2, ["rice"])}).short
+    refused(s, {"type": "visit", "province": "s02", "tile": tile(2, ["rice", "gold"])})
+
+
+# -- playing cards ---------------------------------------------------------------------------------
+
+
+def test_play_one_coloured_card_then_maybe_a_white_or_special():
+    s = visit(start())
+    assert "Coloured card first" == play_refused(s, 0, white("elephant"))
+    assert "Coloured" in play_refused(s, 0, special("points"))
+    assert "One coloured" in play_refused(s, 0, card("red", "elephant", "monk"), card("red", "vizier", "monk"))
+    assert "1 or 2" in play_refused(s, 0)
+    assert "1 or 2" in play_refused(s, 0, card("red", "elephant", "monk"), white("monk"), white("vizier"))
+    s = play(s, 0, card("red", "elephant", "monk"), white("monk"))
+    assert s.counts[0] == {"elephant": 1, "monk": 2}
+    assert s.colour[0] == "red"
+    assert s.events == ("Ana: red + white",)
+
+
+def test_first_card_fixes_the_colour_for_the_round():
+    s = visit(start())
+    s = play(s, 0, card("red", "elephant", "monk"))
+    s = play(s, 1, card("red", "elephant", "vizier"))  # another player may play the same colour
+    s = play(s, 2, card("green", "elephant", "vizier"))
+    assert play_refused(s, 0, card("green", "elephant", "monk")) == "Play red: you began in red"
+    s = play(s, 0, card("red", "general", "monk"))
+    s = skip_rest_of_round(s)
+    s = visit(s)
+    s = play(s, 1, card("purple", "elephant", "elephant"))  # a new round, a new colour
+    assert s.colour[1] == "purple"
+
+
+def skip_rest_of_round(s):
+    while s.province is not None:
+        s = withdraw(s, s.turn) if s.placer is None else place_anything(s)
+    return s
+
+
+def place_anything(s):
+    """The placer puts what is owed on the first legal cities (with their bonus tiles)."""
+    p = s.placer
+    prompt = game.prompt(s)
+    if "crown" in prompt.expects:
+        return crown(s, p, prompt.options["crown"][0])
+    city = prompt.options["palace"][-1]
+    return palace(
+        s, p, city, {"kind": "taj"} if city == "agra-2" else {"kind": "points"} if city in prompt.options["bonus"] else None
+    )
+
+
+def test_no_card_twice_on_the_table():
+    s = visit(start())
+    red = card("red", "elephant", "monk")
+    s = play(s, 0, red)
+    assert "table" in play_refused(s, 1, red)
+    same = card("yellow", "elephant", "monk")
+    assert "twice" in refused(s, {"type": "play", "player": 1, "cards": [same, {**white("monk"), "id": same["id"]}]}).short
+    # once Ana withdraws her cards are discarded: the id may come back (a reshuffled discard pile)
+    s = play(s, 1, card("yellow", "vizier", "monk"))
+    s = play(s, 2, card("green", "vizier", "monk"))
+    s = withdraw(s, 0)
+    s = place_until_done(s)
+    s = play(s, 1, {**red, "color": "yellow"})
+    assert red["id"] in s.table[1]
+
+
+def place_until_done(s):
+    while s.placer is not None:
+        s = place_anything(s)
+    return s
+
+
+def test_card_descriptors_are_checked():
+    s = visit(start())
+    bad = [
+        {"id": "r1", "color": "red", "symbols": ["elephant"]},
+        {"id": "r1", "color": "red", "symbols": ["elephant", "monk", "vizier"]},
+        {"id": "r1", "color": "blue", "symbols": ["elephant", "monk"]},
+        {"id": "r1", "color": "red", "symbols": ["elephant", "dragon"]},
+        {"id": "", "color": "red", "symbols": ["elephant", "monk"]},
+        {"color": "red", "symbols": ["elephant", "monk"]},
+        {"id": "r1", "color": "red", "symbols": "elephant"},
+        {"id": 5, "color": "red", "symbols": ["elephant", "monk"]},
+    ]
+    for desc in bad:
+        refused(s, {"type": "play", "player": 0, "cards": [desc]})
+    white_two = {"id": "w1", "color": "white", "symbols": ["monk", "vizier"]}
+    assert play_refused(s, 0, card("red", "elephant", "monk"), white_two) == "A white card: 1 symbol"
+    assert "2 symbols" in refused(s, {"type": "play", "player": 0, "cards": [bad[0]]}).short
+    both = {"id": "x", "special": "points", "color": "red"}
+    refused(s, {"type": "play", "player": 0, "cards": [card("red", "elephant", "monk"), both]})
+    labelled = {**card("red", "elephant", "elephant"), "label": "red double elephant #2"}
+    assert play(s, 0, labelled).counts[0] == {"elephant": 2}
+
+
+# -- special cards ---------------------------------------------------------------------------------
+
+
+def with_special(s, kind, seat):
+    s = s.copy()
+    s.holder[kind] = seat
+    return s
+
+
+def test_a_special_card_is_played_only_by_its_holder_and_once_a_round():
+    s = visit(with_special(start(), "elephant", 0))
+    assert "Not your" in play_refused(s, 0, card("red", "monk", "vizier"), special("mogul"))
+    assert game.prompt(s).options["specials"] == ("elephant",)
+    s = play(s, 0, card("red", "monk", "vizier"), special("elephant"))
+    assert s.counts[0] == {"monk": 1, "vizier": 1, "elephant": 1}
+    s = play(s, 1, card("red", "monk", "general"))
+    s = play(s, 2, card("red", "monk", "general"))
+    assert game.prompt(s).options["specials"] == ()
+    assert "out" in play_refused(s, 0, card("red", "monk", "vizier"), special("elephant"))
+
+
+def test_points_special_scores_two_at_once_and_goes_back_to_hand():
+    s = visit(with_special(start(), "points", 0))
+    s = play(s, 0, card("red", "monk", "vizier"), special("points"))
+    assert points(s, 0)["special"] == 2 and game.scores(s)[0].total == 2
+    s = play(s, 1, card("red", "monk", "general"))
+    s = play(s, 2, card("red", "monk", "general"))
+    s = withdraw(s, 0)
+    s = place_until_done(s)
+    assert s.table[0] == [] and s.specials_out[0] == [] and s.holder["points"] == 0
+    s = skip_rest_of_round(s)
+    s = visit(s)
+    s = play(s, 1, card("red", "monk", "general"))
+    s = play(s, 2, card("red", "monk", "general"))
+    s = play(s, 0, card("green", "monk", "vizier"), special("points"))  # back in hand: played again
+    assert points(s, 0)["special"] == 4
+
+
+def test_colour_change_card_works_for_one_play_only():
+    s = visit(with_special(start(), "color_change", 0))
+    s = play(s, 0, card("red", "elephant", "monk"))
+    s = play(s, 1, card("red", "monk", "general"))
+    s = play(s, 2, card("red", "monk", "general"))
+    s = play(s, 0, card("green", "elephant", "monk"), special("color_change"))
+    assert s.colour[0] == "red" and s.counts[0] == {"elephant": 2, "monk": 2}
+    s = play(s, 1, card("red", "monk", "general"))
+    s = play(s, 2, card("red", "monk", "general"))
+    assert "began in red" in play_refused(s, 0, card("green", "elephant", "monk"))
+    assert "out" in play_refused(s, 0, card("green", "elephant", "monk"), special("color_change"))
+    assert play(s, 0, card("red", "vizier", "monk")).colour[0] == "red"
+
+
+def test_colour_change_on_the_first_play_still_fixes_that_colour():
+    s = visit(with_special(start(), "color_change", 0))
+    s = play(s, 0, card("green", "elephant", "monk"), special("color_change"))
+    s = play(s, 1, card("red", "monk", "general"))
+    s = play(s, 2, card("red", "monk", "general"))
+    assert s.colour[0] == "green"
+    refused(s, {"type": "play", "player": 0, "cards": [card("red", "elephant", "monk")]})
+
+
+def test_two_identical_tokens_buy_the_special_card_from_its_holder():
+    s = with_special(start(), "mogul", 1)  # Ben holds the +1 mogul card
+    s.tokens[0]["vizier"] = 1
+    s = visit(s)
+    s = play(s, 0, card("red", "vizier", "monk"))
+    s = play(s, 1, card("red", "elephant", "general"), special("mogul"))
+    s = play(s, 2, card("green", "princess", "general"))
+    s = withdraw(s, 0)  # vizier and monk
+    s = place_until_done(s)
+    s = skip_rest_of_round(s)
+    assert s.holder["mogul"] == 0 and s.tokens[0]["vizier"] == 0
+    assert "Ana: +1 mogul card" in s.events
+    s = visit(s)
+    assert "Not your" in play_refused(s, 1, card("red", "elephant", "monk"), special("mogul"))
+    s = play(s, 1, card("red", "elephant", "monk"))
+    s = play(s, 2, card("red", "elephant", "monk"))
+    assert game.prompt(s).options["specials"] == ("mogul",)
+    assert play(s, 0, card("red", "elephant", "monk"), special("mogul")).counts[0]["mogul"] == 1
+
+
+def test_special_taken_from_beside_the_board_and_one_token_is_not_enough():
+    s = start()
+    s.tokens[0]["monk"] = 1
+    s = visit(s)
+    s = play(s, 0, card("red", "monk", "general"))
+    s = play(s, 1, card("red", "vizier", "elephant"))
+    s = play(s, 2, card("red", "princess", "mogul"))
+    s = skip_rest_of_round(withdraw(s, 0))
+    assert s.holder["color_change"] == 0 and s.tokens[0] == {"monk": 0, "general": 1}
+    assert s.holder["elephant"] is None  # one general token buys nothing
+
+
+# -- withdrawing: majorities -----------------------------------------------------------------------
+
+
+def test_withdraw_wins_strict_majorities_and_announces_them():
+    s = visit(start())
+    s = play(s, 0, card("red", "vizier", "elephant"), white("mogul"))
+    s = play(s, 1, card("green", "elephant", "monk"))
+    s = play(s, 2, card("yellow", "general", "princess"))
+    s = play(s, 0, card("red", "elephant", "monk"))
+    s = withdraw(s, 1)  # Ben: monk 1 vs Ana's 1: tie; nothing
+    assert s.events == ("Ben: nothing",)
+    assert s.placer is None and s.turn == 2
+    s = play(s, 2, card("yellow", "elephant", "general"))
+    s = withdraw(s, 0)  # Ana: vizier 1-0, monk (Ben out), mogul 1-0, elephant 2-1
+    assert s.events[0] == "Ana: vizier, monk, crown, province"
+    assert s.placer == 0 and s.owed_palaces == 2 and s.owed_crown
+    assert s.court == ["general", "princess"]
+    assert s.tokens[0] == {"vizier": 1, "monk": 1}
+
+
+def test_a_tied_symbol_is_won_by_nobody():
+    s = visit(start())
+    s = play(s, 0, card("red", "vizier", "elephant"))
+    s = play(s, 1, card("green", "vizier", "elephant"))
+    s = play(s, 2, card("yellow", "general", "princess"))
+    s = withdraw(s, 0)
+    assert s.events == ("Ana: nothing",) and "vizier" in s.court and "province" in s.court
+    s = withdraw(s, 1)  # Ana's cards are gone: Ben now leads alone
+    assert s.events[0] == "Ben: vizier, province"
+
+
+def test_a_withdrawn_players_cards_no_longer_count():
+    s = visit(start())
+    s = play(s, 0, card("red", "vizier", "elephant"))
+    s = play(s, 1, card("green", "vizier", "elephant"))
+    s = play(s, 2, card("yellow", "vizier", "elephant"))
+    s = play(s, 0, card("red", "vizier", "elephant"))
+    s = play(s, 1, card("green", "elephant", "general"))
+    s = withdraw(s, 2)
+    s = withdraw(s, 0)  # viziers 2-1; elephants 2-2 with Ben
+    assert s.events[0] == "Ana: vizier"
+    s = place_until_done(s)
+    assert s.counts[0] == {} and s.table[0] == []
+    s = withdraw(s, 1)  # Ana's two elephants left the table with her: Ben's two win the province
+    assert s.events[0] == "Ben: general, province"
+
+
+def test_the_last_player_alone_plays_on_and_wins_what_he_has():
+    s = visit(start())
+    s = play(s, 0, card("red", "vizier", "elephant"))
+    s = play(s, 1, card("green", "vizier", "vizier"))
+    s = withdraw(s, 2)
+    s = play(s, 0, card("red", "vizier", "elephant"))
+    s = withdraw(s, 1)  # Ben: vizier 2-2 with Ana: nothing
+    assert s.events == ("Ben: nothing",)
+    assert game.prompt(s).player == 0
+    s = play(s, 0, card("red", "monk", "mogul"))
+    assert s.turn == 0  # alone: Ana plays again
+    s = play(s, 0, card("red", "princess", "general"))
+    s = withdraw(s, 0)
+    assert s.events[0] == "Ana: vizier, general, monk, princess, crown, province"
+    assert s.owed_palaces == 4 and s.owed_crown
+    prompt = game.prompt(s)  # the four palaces need the four cities: the crown goes beside one of them
+    assert prompt.expects == ("palace",) and prompt.text == "Ana: 4 palaces, crown"
+    s = palace(s, 0, "s01-1", {"kind": "card"})
+    assert game.prompt(s).expects == ("palace", "crown") and game.prompt(s).options["crown"] == ("s01-1",)
+    for city in ("s01-2", "s01-3", "s01-4"):
+        s = palace(s, 0, city, {"kind": "card"} if city == "s01-3" else None)
+    assert game.prompt(s).expects == ("crown",) and len(game.prompt(s).options["crown"]) == 4
+    s = crown(s, 0, "s01-4")
+    assert points(s, 0) == {"palaces": 1, "bonus": 0, "province": 1, "special": 0, "hand": 0}
+
+
+def test_withdrawing_without_a_card_scores_nothing():
+    s = visit(start())
+    s = withdraw(s, 0)
+    assert s.events == ("Ana: out, no card",)
+    assert s.placer is None and s.turn == 1 and s.in_round == [False, True, True]
+    assert game.scores(s)[0].total == 0
+    s = play(s, 1, card("red", "elephant", "monk"))
+    s = withdraw(s, 2)
+    s = withdraw(s, 1)
+    assert s.events[0] == "Ben: monk, province"
+    assert s.province is not None  # Ben places his palace, then the round ends
+
+
+def test_special_cards_count_as_symbols():
+    s = visit(with_special(with_special(start(), "elephant", 0), "mogul", 1))
+    s = play(s, 0, card("red", "elephant", "monk"), special("elephant"))
+    s = play(s, 1, card("green", "elephant", "mogul"), special("mogul"))
+    s = play(s, 2, card("yellow", "elephant", "mogul"))
+    s = withdraw(s, 0)
+    assert s.events[0] == "Ana: monk, province"  # elephants 2-1-1 thanks to the card
+    s = place_until_done(s)
+    s = withdraw(s, 1)
+    assert s.events[0] == "Ben: crown"  # moguls 2-1
+
+
+def test_a_token_won_this_round_cannot_be_won_again():
+    s = visit(start())
+    s = play(s, 0, card("red", "vizier", "monk"))
+    s = play(s, 1, card("green", "vizier", "vizier"))
+    s = play(s, 2, card("yellow", "general", "princess"))
+    s = play(s, 0, card("red", "elephant", "elephant"))
+    s = withdraw(s, 1)
+    assert s.events[0] == "Ben: vizier"
+    s = place_until_done(s)
+    s = withdraw(s, 2)
+    s = place_until_done(s)
+    s = withdraw(s, 0)
+    assert s.events[0] == "Ana: monk, province"  # the vizier is gone from the court
+
+
+# -- placements ------------------------------------------------------------------------------------
+
+
+def won(cards, board=True, k=1):
+    """Round k, where Ana plays `cards` and withdraws last; the others withdraw without a card."""
+    s = skip_rounds(start(3, board), k - 1)
+    return withdraw(alone(visit(s), 0, *cards), 0)
+
+
+def test_the_prompt_after_a_withdraw_offers_the_legal_cities():
+    s = won([card("red", "vizier", "mogul")])
+    prompt = game.prompt(s)
+    assert prompt.player == 0 and set(prompt.expects) == {"palace", "crown"}
+    assert set(prompt.options["palace"]) == {"s01-1", "s01-2", "s01-3", "s01-4"}
+    assert prompt.options["palace"][:2] in (("s01-1", "s01-3"), ("s01-3", "s01-1"))  # bonus tiles first
+    assert prompt.options["bonus"] == prompt.options["palace"][:2]
+    assert set(prompt.options["crown"]) == {"s01-1", "s01-2", "s01-3", "s01-4"}
+    s = palace(s, 0, "s01-1", {"kind": "points"})
+    prompt = game.prompt(s)
+    assert prompt.expects == ("crown",) and prompt.options["crown"][0] in ("s01-2", "s01-4")  # next to her palace first
+    assert "s01-1" in prompt.options["crown"]
+
+
+def test_palace_on_a_free_city_of_the_province_only():
+    s = won([card("red", "vizier", "monk")])
+    assert "not in" in refused(s, {"type": "palace", "player": 0, "city": "s02-2"}).short
+    assert "placing" in refused(s, {"type": "palace", "player": 1, "city": "s01-2"}).short
+    assert "No crown" in refused(s, {"type": "crown", "player": 0, "city": "s01-2"}).short
+    refused(s, {"type": "withdraw", "player": 1})
+    s = palace(s, 0, "s01-2")
+    assert s.palaces["s01"]["s01-2"] == [0, None]
+    assert "already" in refused(s, {"type": "palace", "player": 0, "city": "s01-2"}).short
+    s = palace(s, 0, "s01-4")
+    assert s.placer is None and points(s, 0)["palaces"] == 1
+    assert s.events == ("Ana: palace s01-4", "Ana: palaces +1")
+    assert "No palace" in refused(s, {"type": "palace", "player": 0, "city": "s01-2"}).short
+
+
+def test_fortress_palace_takes_its_bonus_tile():
+    s = won([card("red", "vizier", "monk")])
+    assert refused(s, {"type": "palace", "player": 0, "city": "s01-1"}).short == "Tap the bonus tile"
+    assert "No bonus" in refused(s, {"type": "palace", "player": 0, "city": "s01-2", "bonus": {"kind": "points"}}).short
+    assert "Taj" in refused(s, {"type": "palace", "player": 0, "city": "s01-1", "bonus": {"kind": "taj"}}).short
+    s = palace(s, 0, "s01-1", {"kind": "points"})
+    assert points(s, 0)["bonus"] == 2 and s.tiles[0] == [("bonus", "points", None)]
+    s = palace(s, 0, "s01-3", {"kind": "card"})
+    assert points(s, 0)["bonus"] == 2 and points(s, 0)["palaces"] == 1
+
+
+def test_crowned_palace_on_an_occupied_city_and_an_ordinary_one_beside_a_crown():
+    s = visit(start())
+    s = play(s, 0, card("red", "vizier", "monk"))
+    s = play(s, 1, card("red", "mogul", "general"))
+    s = play(s, 2, card("red", "elephant", "elephant"))
+    s = withdraw(s, 0)  # vizier, monk
+    s = palace(s, 0, "s01-2")
+    s = palace(s, 0, "s01-4")
+    s = withdraw(s, 1)  # general, crown
+    s = crown(s, 1, "s01-2")  # beside Ana's palace
+    assert s.palaces["s01"]["s01-2"] == [0, 1]
+    assert "already" in refused(s, {"type": "palace", "player": 1, "city": "s01-2"}).short
+    s = palace(s, 1, "s01-3", {"kind": "points"})
+    assert points(s, 1) == {"palaces": 1, "bonus": 2, "province": 0, "special": 0, "hand": 0}
+
+
+def test_crowned_palace_on_a_fortress_takes_no_bonus_and_leaves_it():
+    s = visit(start())
+    s = play(s, 0, card("red", "mogul", "elephant"))
+    s = play(s, 1, card("red", "vizier", "general"))
+    s = play(s, 2, card("red", "monk", "princess"))
+    s = withdraw(s, 0)  # crown, province
+    refused(s, {"type": "crown", "player": 0, "city": "s01-1", "bonus": {"kind": "points"}})
+    s = crown(s, 0, "s01-1")
+    assert points(s, 0)["bonus"] == 0 and points(s, 0)["palaces"] == 1
+    s = withdraw(s, 1)  # vizier, general
+    assert s.palaces["s01"]["s01-1"] == [None, 0]
+    assert "s01-1" in game.prompt(s).options["bonus"]
+    s = palace(s, 1, "s01-1", {"kind": "goods", "goods": "tea"})
+    assert s.palaces["s01"]["s01-1"] == [1, 0] and points(s, 1)["bonus"] == 1
+
+
+def last_free_city_with_crown_and_palace_owed():
+    """Ana and Ben take three cities of s01; Cy withdraws owing the crown and one palace: one city is left."""
+    s = visit(start(4))
+    s = play(s, 0, card("red", "vizier", "general"))
+    s = play(s, 1, card("red", "monk", "elephant"))
+    s = play(s, 2, card("red", "mogul", "princess"))
+    s = withdraw(s, 3)
+    s = withdraw(s, 0)
+    s = palace(s, 0, "s01-1", {"kind": "points"})
+    s = palace(s, 0, "s01-2")
+    s = withdraw(s, 1)
+    s = palace(s, 1, "s01-3", {"kind": "points"})
+    return withdraw(s, 2)  # Cy: princess and the crown
+
+
+def test_an_ordinary_palace_never_beside_its_owners_crown():
+    s = won([card("red", "vizier", "mogul")])
+    s = crown(s, 0, "s01-2")
+    assert "Your crown" in refused(s, {"type": "palace", "player": 0, "city": "s01-2"}).short
+    assert "s01-2" not in game.prompt(s).options["palace"]
+
+
+def test_the_crown_waits_when_the_last_free_city_is_needed_for_a_palace():
+    s = last_free_city_with_crown_and_palace_owed()
+    prompt = game.prompt(s)
+    assert prompt.options["palace"] == ("s01-4",)
+    assert "s01-4" not in prompt.options["crown"] and set(prompt.options["crown"]) == {"s01-1", "s01-2", "s01-3"}
+    assert refused(s, {"type": "crown", "player": 2, "city": "s01-4"}).short == "Place the palace first"
+    done = palace(crown(s, 2, "s01-2"), 2, "s01-4")
+    assert done.palaces["s01"]["s01-2"] == [0, 2] and done.palaces["s01"]["s01-4"] == [2, None]
+    done = crown(palace(s, 2, "s01-4"), 2, "s01-4")  # palace first: the crown may then join it
+    assert done.palaces["s01"]["s01-4"] == [2, 2]
+
+
+def test_taj_mahal_only_on_agras_fortress_in_round_12():
+    s = won([card("red", "vizier", "monk")], k=12)
+    assert s.province == "agra" and game.prompt(s).options["bonus"] == ("agra-2",)
+    assert "Taj" in refused(s, {"type": "palace", "player": 0, "city": "agra-2", "bonus": {"kind": "points"}}).short
+    s = palace(s, 0, "agra-2", {"kind": "taj"})
+    assert points(s, 0)["bonus"] == 4 and s.taj_taken
+
+
+def test_bonus_tile_descriptors_are_checked():
+    s = won([card("red", "vizier", "monk")])
+    for bonus in (
+        {"kind": "gold"},
+        {"kind": "goods"},
+        {"kind": "goods", "goods": "gold"},
+        {"kind": "points", "goods": "tea"},
+        {"kind": 3},
+    ):
+        refused(s, {"type": "palace", "player": 0, "city": "s01-1", "bonus": bonus})
+
+
+# -- scoring ---------------------------------------------------------------------------------------
+
+
+def test_province_tile_scores_its_goods_with_the_new_tile():
+    s = won([card("red", "elephant", "elephant")])
+    assert s.events == ("Ana: province", "Ana: province +1")
+    assert s.tiles[0] == [("province", 1, ("rice",))] and s.goods[0] == {"rice": 1}
+    assert points(s, 0)["province"] == 1 and points(s, 0)["palaces"] == 0
+
+
+def test_a_good_shown_twice_on_a_tile_counts_its_kind_once():
+    """The rule counts the goods "du ou des types figurant sur ce jeton": each kind once, all its copies."""
+    s = skip_rounds(start(), 1)
+    s.goods[0] = {"rice": 1}
+    s = withdraw(alone(visit(s, ["rice", "rice"]), 0, card("red", "elephant", "elephant")), 0)
+    assert points(s, 0)["province"] == 3 and s.goods[0] == {"rice": 3}
+
+
+def test_rule_example_province_tile_worth_8():
+    s = start()
+    s = skip_rounds(s, 4)
+    # Ana's tiles: provinces [rice, spice], [tea, jewels] and [rice, tea], bonus tiles rice and tea
+    s.goods[0] = {"rice": 3, "tea": 3, "spice": 1, "jewels": 1}
+    s = visit(s, ["rice", "tea"])
+    s = withdraw(alone(s, 0, card("red", "elephant", "elephant")), 0)
+    assert s.events[-1] == "Ana: province +8"  # rice 1+1+1 + the new 1, tea the same
+    assert points(s, 0)["province"] == 8
+
+
+def test_rule_example_two_goods_bonus_tiles_score_3_then_4():
+    s = start()
+    s.goods[0] = {"rice": 2}
+    s = visit(s)
+    s = withdraw(alone(s, 0, card("red", "vizier", "elephant"), card("red", "monk", "elephant")), 0)
+    assert s.events == ("Ana: vizier, monk, province",)
+    s = palace(s, 0, "s01-1", {"kind": "goods", "goods": "rice"})
+    assert points(s, 0)["bonus"] == 3  # 1 + 1 + 1
+    s = palace(s, 0, "s01-3", {"kind": "goods", "goods": "rice"})
+    assert points(s, 0)["bonus"] == 7  # + (1 + 1 + 1 + 1)
+    assert s.events == ("Ana: palace s01-3", "Ana: rice +4", "Ana: province +5", "Ana: palaces +1")  # the tile counts them all
+
+
+def test_scoring_order_bonus_tiles_before_the_province_tile():
+    """A bonus tile counts the tiles held before it, not the province tile won in the same withdrawal."""
+    s = start()
+    s = withdraw(alone(visit(s), 0, card("red", "vizier", "elephant")), 0)  # vizier (a palace) and the province tile (rice)
+    s = palace(s, 0, "s01-1", {"kind": "goods", "goods": "rice"})
+    assert points(s, 0)["bonus"] == 1
+    assert points(s, 0)["province"] == 2
+
+
+def test_palace_points_one_however_many_palaces():
+    s = won([card("red", "vizier", "monk"), card("red", "general", "princess")])
+    s = palace(s, 0, "s01-2")
+    s = palace(s, 0, "s01-4")
+    s = palace(s, 0, "s01-1", {"kind": "points"})
+    s = palace(s, 0, "s01-3", {"kind": "points"})
+    assert points(s, 0)["palaces"] == 1
+
+
+def chain_state(palaces: dict, n: int = 3):
+    """Round 3 in s02, with `palaces` from earlier rounds (province -> city -> [ordinary, crowned])."""
+    s = start(n)
+    s = skip_rounds(s, 2)  # s01 and s02 are visited...
+    s.visited = ["s05", "s03"]  # ...but the test's earlier rounds were elsewhere
+    s.palaces = {"s05": {}, "s03": {}, **copy.deepcopy(palaces)}
+    s = visit(s, province="s02")
+    return s
+
+
+def ana_places(s, *cities):
+    """Ana wins one influence token per city and puts her palaces there."""
+    tokens = ["vizier", "monk", "general", "princess"][: len(cities)]
+    s = alone(s, 0, *(card("red", a, b) for a, b in zip(tokens[::2], tokens[1::2] + tokens[-1:])))
+    s = withdraw(s, 0)
+    for city in cities:
+        s = palace(s, 0, city)
+    return s
+
+
+def test_chain_joins_provinces_through_own_palaces():
+    s = chain_state({"s01": {"s01-2": [0, None]}, "s03": {"s03-4": [0, None]}})
+    s = ana_places(s, "s02-4", "s02-2")  # s02-4 - s01-2 and s02-2 - s03-4
+    assert points(s, 0)["palaces"] == 3
+
+
+def test_chain_through_a_city_holding_two_palaces():
+    before = {"s01": {"s01-2": [1, 0], "s01-3": [0, None]}, "s05": {"s05-1": [0, None]}}
+    s = ana_places(chain_state(before), "s02-4")  # s02-4, s01-2 (Ben's and Ana's crowned), s01-3, s05-1
+    assert points(s, 0)["palaces"] == 3
+    s = withdraw(alone(chain_state({"s01": {"s01-2": [1, 0]}}), 1, card("red", "vizier", "vizier")), 1)
+    s = palace(s, 1, "s02-4")
+    assert points(s, 1)["palaces"] == 2  # the same city serves Ben's chain
+
+
+def test_chain_broken_by_an_empty_or_foreign_city():
+    empty = {"s01": {"s01-3": [0, None]}, "s05": {"s05-1": [0, None]}}
+    assert points(ana_places(chain_state(empty), "s02-4"), 0)["palaces"] == 1
+    foreign = {"s01": {"s01-2": [1, None], "s01-3": [0, None]}, "s05": {"s05-1": [0, None]}}
+    assert points(ana_places(chain_state(foreign), "s02-4"), 0)["palaces"] == 1
+    foreign_crown = {"s01": {"s01-2": [None, 2], "s01-3": [0, None]}}
+    assert points(ana_places(chain_state(foreign_crown), "s02-4"), 0)["palaces"] == 1
+
+
+def test_chain_counts_each_province_once_and_starts_from_a_crown_too():
+    before = {"s01": {"s01-2": [0, None], "s01-3": [0, None], "s01-1": [0, None]}, "s05": {"s05-1": [0, None]}}
+    s = withdraw(alone(chain_state(before), 0, card("red", "mogul", "mogul")), 0)
+    assert s.events[0] == "Ana: crown"
+    s = crown(s, 0, "s02-4")
+    assert points(s, 0)["palaces"] == 3
+
+
+def test_cards_leave_the_table_and_the_round_ends_when_all_are_out():
+    s = visit(start())
+    s = play(s, 0, card("red", "vizier", "monk"))
+    s = withdraw(s, 1)
+    s = withdraw(s, 2)
+    s = withdraw(s, 0)
+    assert s.table[0] == [] and s.counts[0] == {}
+    assert s.province is not None  # Ana still places her palaces
+    s = place_until_done(s)
+    assert s.province is None and s.turn is None and game.prompt(s).expects == ("visit",)
+    assert game.phase(s) == "Round 2/12"
+
+
+# -- without a board -------------------------------------------------------------------------------
+
+
+def test_without_a_board_labels_are_free_and_the_players_count_the_chain():
+    s = start(board=False)
+    assert game.prompt(s).options == {}
+    s = withdraw(alone(visit(s, province="north-east"), 0, card("red", "vizier", "mogul")), 0)
+    prompt = game.prompt(s)
+    assert set(prompt.expects) == {"palace", "crown"} and prompt.options == {}
+    s = palace(s, 0, "by the river", {"kind": "points"})
+    s = crown(s, 0, "by the river")
+    assert game.prompt(s).expects == ("chain",) and game.prompt(s).options["provinces"] == (0,)
+    assert "Chain: 0 to 0" == refused(s, {"type": "chain", "player": 0, "provinces": 1}).short
+    refused(s, {"type": "visit", "province": "x", "tile": tile(2)})
+    s = game.apply(s, {"type": "chain", "player": 0, "provinces": 0})
+    assert points(s, 0)["palaces"] == 1 and points(s, 0)["bonus"] == 2
+    s = withdraw(alone(visit(s, province="south"), 0, card("red", "vizier", "monk")), 0)
+    s = palace(s, 0, "a")
+    s = palace(s, 0, "b")
+    assert game.prompt(s).options["provinces"] == (0, 1)
+    s = game.apply(s, {"type": "chain", "player": 0, "provinces": 1})
+    assert points(s, 0)["palaces"] == 3
+
+
+def test_without_a_board_the_rules_still_hold():
+    s = skip_rounds(start(board=False), 1)
+    assert "visited" in refused(s, {"type": "visit", "province": "s01", "tile": tile(2)}).short
+    cards = card("red", "vizier", "monk"), card("red", "general", "princess"), card("red", "mogul", "mogul")
+    s = withdraw(alone(visit(s, province="q"), 0, *cards), 0)
+    assert "Taj" in refused(s, {"type": "palace", "player": 0, "city": "a", "bonus": {"kind": "taj"}}).short
+    s = palace(s, 0, "a")
+    assert "already" in refused(s, {"type": "palace", "player": 0, "city": "a"}).short
+    s = palace(s, 0, "b")
+    assert refused(s, {"type": "crown", "player": 0, "city": "c"}).short == "Place the palaces first"
+    s = palace(s, 0, "c")
+    s = palace(s, 0, "d")
+    assert "4 cities" in refused(s, {"type": "crown", "player": 0, "city": "e"}).short
+    s = crown(s, 0, "a")
+    assert s.palaces["q"] == {"a": [0, 0], "b": [0, None], "c": [0, None], "d": [0, None]}
+    assert game.prompt(s).expects == ("chain",)
+    assert "No chain" in refused(start(), {"type": "chain", "player": 0, "provinces": 0}).short
+
+
+def test_chain_refused_with_a_board_and_before_placements_are_done():
+    s = won([card("red", "vizier", "monk")])
+    assert "No chain" in refused(s, {"type": "chain", "player": 0, "provinces": 0}).short
+    s = won([card("red", "vizier", "monk")], board=False)
+    assert "No chain" in refused(s, {"type": "chain", "player": 0, "provinces": 0}).short
+
+
+def test_without_a_board_one_taj_mahal():
+    s = won([card("red", "vizier", "monk")], board=False, k=12)
+    assert "Taj" in refused(s, {"type": "palace", "player": 0, "city": "a", "bonus": {"kind": "points"}}).short
+    s = palace(s, 0, "a", {"kind": "taj"})
+    assert points(s, 0)["bonus"] == 4
+    assert "taken" in refused(s, {"type": "palace", "player": 0, "city": "b", "bonus": {"kind": "taj"}}).short
+
+
+def test_without_a_board_at_most_15_square_bonus_tiles():
+    s = won([card("red", "vizier", "monk")], board=False, k=2)
+    s.bonus_taken = 15
+    assert "15" in refused(s, {"type": "palace", "player": 0, "city": "a", "bonus": {"kind": "card"}}).short
+
+
+# -- the end ---------------------------------------------------------------------------------------
+
+
+def test_hands_after_round_12_and_the_final_score():
+    s = skip_rounds(start(), 11)
+    refused(s, {"type": "hand", "player": 0, "cards": []})
+    s = skip_rounds(s, 1)
+    s.holder["points"] = 0
+    s.points[1]["palaces"] = 7
+    prompt = game.prompt(s)
+    assert prompt.expects == ("hand",) and prompt.player is None and prompt.options["player"] == (0, 1, 2)
+    assert game.phase(s) == "Final hands"
+    reds = [card("red", "elephant", "monk") for _ in range(3)]
+    greens = [card("green", "elephant", "monk") for _ in range(3)]
+    hand = reds + greens + [card("purple", "vizier", "monk"), white("elephant"), white("mogul")]
+    s = game.apply(s, {"type": "hand", "player": 0, "cards": hand})
+    assert points(s, 0)["hand"] == 1 + 2 + 3  # a special, two whites, three of a colour (a tie counts once)
+    assert s.events == ("Ana: hand +6",)
+    assert "declared" in refused(s, {"type": "hand", "player": 0, "cards": []}).short
+    assert "twice" in refused(s, {"type": "hand", "player": 1, "cards": [reds[0]]}).short
+    assert "twice" in refused(s, {"type": "hand", "player": 1, "cards": [white("monk")] * 2}).short
+    assert "special" in refused(s, {"type": "hand", "player": 1, "cards": [special("points")]}).short.lower()
+    assert game.prompt(s).options["player"] == (1, 2)
+    s = game.apply(s, {"type": "hand", "player": 2, "cards": [card("red", "elephant", "monk")]})
+    assert not game.is_over(s)
+    s = game.apply(s, {"type": "hand", "player": 1, "cards": []})
+    assert game.is_over(s) and game.prompt(s) is None and game.phase(s) == "Game over"
+    assert s.events == ("Ben: hand +0", "Game over")
+    assert [sc.total for sc in game.scores(s)] == [6, 7, 1]
+    assert game.winners(s) == [1]
+    refused(s, {"type": "visit", "province": "agra", "tile": tile(12)})
+
+
+def test_tied_leaders_share_the_win():
+    s = skip_rounds(start(), 12)
+    for seat in range(3):
+        s = game.apply(s, {"type": "hand", "player": seat, "cards": [] if seat == 2 else [white("monk")]})
+    assert game.winners(s) == [0, 1]
+
+
+def test_scores_sum_their_breakdown():
+    s = won([card("red", "vizier", "elephant")])
+    s = palace(s, 0, "s01-1", {"kind": "points"})
+    score = game.scores(s)[0]
+    assert score.breakdown == {"palaces": 1, "bonus": 2, "province": 1, "special": 0, "hand": 0} and score.total == 4
+
+
+# -- options and boards ----------------------------------------------------------------------------
+
+
+def bad_board(change) -> BoardError:
+    data = copy.deepcopy(SYNTHETIC_BOARD)
+    change(data)
+    with pytest.raises(BoardError) as caught:
+        parse_board(data)
+    assert len(caught.value.short) <= 42 and isinstance(caught.value, IllegalAction) and isinstance(caught.value, ValueError)
+    return caught.value
+
+
+def province(data, pid):
+    return next(p for p in data["provinces"] if p["id"] == pid)
+
+
+def drop_province(data, pid):
+    cities = set(province(data, pid)["cities"])
+    data["provinces"] = [p for p in data["provinces"] if p["id"] != pid]
+    data["roads"] = [road for road in data["roads"] if not cities & set(road)]
+
+
+def drop_city(data, city):
+    for p in data["provinces"]:
+        p["cities"] = [c for c in p["cities"] if c != city]
+        p["fortresses"] = [c for c in p["fortresses"] if c != city]
+    data["roads"] = [road for road in data["roads"] if city not in road]
+
+
+def to_toml(data) -> str:
+    """A board as a TOML file (ids are plain, so JSON strings and arrays are TOML values too)."""
+    lines = [f"name = {json.dumps(data['name'])}", f"roads = {json.dumps(data['roads'])}"]
+    for p in data["provinces"]:
+        lines += ["", "[[provinces]]", f"id = {json.dumps(p['id'])}", f"cities = {json.dumps(p['cities'])}"]
+        lines.append(f"fortresses = {json.dumps(p['fortresses'])}")
+    return "\n".join(lines) + "\n"
+
+
+def test_synthetic_board_is_full_size_and_playable():
+    board = parse_board(SYNTHETIC_BOARD)
+    assert len(board.provinces) == 12 and len(board.province_of) == 49 and len(board.fortresses) == 16
+    assert board.differences() == []
+    assert board.data == SYNTHETIC_BOARD
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda d: d["roads"].append(["agra-1", "x"]), "road ['agra-1', 'x'] names unknown city 'x'"),
+        (lambda d: d["roads"].append(["agra-1", "agra-1"]), "road ['agra-1', 'agra-1'] joins a city to itself"),
+        (lambda d: d["roads"].append(["s01-2", "s01-1"]), "road ['s01-2', 's01-1'] is listed twice"),
+        (lambda d: d["roads"].append(["s01-2"]), "road ['s01-2'] must be a pair of city ids"),
+        (lambda d: province(d, "s02")["cities"].append("s01-1"), "city 's01-1' is in provinces 's01' and 's02'"),
+        (lambda d: province(d, "s02")["cities"].append("s02-1"), "province 's02' lists city 's02-1' twice"),
+        (lambda d: d["provinces"].append(copy.deepcopy(province(d, "s02"))), "province 's02' is listed twice"),
+        (
+            lambda d: province(d, "s02")["fortresses"].append("s03-1"),
+            "fortress 's03-1' of province 's02' is not one of its cities",
+        ),
+        (lambda d: province(d, "s02")["fortresses"].append("s02-1"), "province 's02' lists fortress 's02-1' twice"),
+        (lambda d: d.update(provinse=[]), "the board has unknown key 'provinse'"),
+        (lambda d: province(d, "s02").update(town="x"), "province 's02' has unknown key 'town'"),
+        (lambda d: province(d, "s02").pop("id"), "province #2 needs an 'id'"),
+        (lambda d: province(d, "s02").update(cities="s02-1"), "province 's02': 'cities' must be a list"),
+        (lambda d: d.update(roads={"a": "b"}), "'roads' must be a list"),
+        (lambda d: d.update(provinces=[]), "'provinces' must be a non-empty list"),
+        (lambda d: province(d, "agra").update(id="taj"), "no province 'agra'"),
+        (lambda d: drop_province(d, "s11"), "the board has 11 provinces; the game visits 12"),
+        (lambda d: drop_city(d, "s07-4"), "province 's07' has 3 cities; every province has at least 4"),
+        (lambda d: province(d, "agra")["fortresses"].append("agra-1"), "province 'agra' needs exactly one fortress"),
+        (
+            lambda d: province(d, "agra").update(fortresses=[]),
+            "province 'agra' needs exactly one fortress (the Taj Mahal's), not 0",
+        ),
+        (
+            lambda d: province(d, "s08")["fortresses"].append("s08-2"),
+            "the board has 17 fortresses; there are only 16 bonus tiles",
+        ),
+    ],
+)
+def test_bad_boards_are_refused_naming_the_entry(change, message):
+    assert message in str(bad_board(change))
+
+
+def test_a_bad_board_is_refused_at_start():
+    data = copy.deepcopy(SYNTHETIC_BOARD)
+    data["roads"].append(["agra-1", "x"])
+    with pytest.raises(IllegalAction, match="names unknown city 'x'"):
+        game.start(NAMES[:3], {"board": data})
+    with pytest.raises(IllegalAction, match="no bundled board 'real'.*none ships"):
+        game.start(NAMES[:3], {"board": "real"})
+    with pytest.raises(IllegalAction, match="name, a table or null"):
+        game.start(NAMES[:3], {"board": 3})
+    with pytest.raises(IllegalAction):
+        game.start(NAMES[:2])
+    with pytest.raises(IllegalAction):
+        game.start(NAMES[:3], {"map": None})
+
+
+def test_a_small_board_departs_from_the_real_one():
+    data = copy.deepcopy(SYNTHETIC_BOARD)
+    province(data, "s07")["cities"].append("s07-5")
+    province(data, "s08")["fortresses"] = []
+    data["roads"] = [road for road in data["roads"] if "s11-1" not in road]
+    found = parse_board(data).differences()
+    assert "the real board has 49 cities, this one 50" in found
+    assert "province 's07' has 5 cities, the real one 4" in found
+    assert "the real board has 16 fortresses, this one 15" in found
+    assert "province 's11': its cities are not all joined by roads inside it" in found
+    assert "city 's07-5' has no road" in found and "the roads do not join every city to every other" in found
+
+
+def test_bundled_boards_by_name(tmp_path, monkeypatch):
+    (tmp_path / "club.toml").write_text(to_toml(SYNTHETIC_BOARD))
+    (tmp_path / "manifest.toml").write_text('game = "taj_mahal"\n')
+    monkeypatch.setattr(board_module, "BOARD_DIR", tmp_path)
+    board_module._bundled.cache_clear()
+    try:
+        assert board_module.bundled_boards() == ["club"]
+        s = game.start(NAMES[:3], {"board": "club"})
+        assert game.prompt(s).options["province"][0] == "s01"
+        assert "s01-1" in game.board(s).fortresses
+        with pytest.raises(IllegalAction, match="bundled: club"):
+            game.start(NAMES[:3], {"board": "manifest"})
+    finally:
+        board_module._bundled.cache_clear()
+
+
+def test_load_board_file(tmp_path):
+    data = tomllib.loads(TEMPLATE.read_text())
+    province(data, "agra")["fortresses"] = ["agra-1"]
+    good = tmp_path / "mine.toml"
+    good.write_text(to_toml(data))
+    board = load_board_file(good)
+    assert len(board.provinces) == 12 and len(board.province_of) == 49
+    assert "the real board has 16 fortresses, this one 1" in board.differences()
+    assert board.data == data
+    with pytest.raises(BoardError, match="cannot read board file"):
+        load_board_file(tmp_path / "missing.toml")
+    broken = tmp_path / "broken.toml"
+    broken.write_text("name = \n")
+    with pytest.raises(BoardError, match="broken.toml: not valid TOML.*line 1"):
+        load_board_file(broken)
+    data["roads"].append(["agra-1", "agra-9"])
+    wrong = tmp_path / "wrong.toml"
+    wrong.write_text(to_toml(data))
+    with pytest.raises(BoardError, match=r"wrong.toml: road \['agra-1', 'agra-9'\] names unknown city 'agra-9'"):
+        load_board_file(wrong)
+
+
+def test_the_template_is_a_real_sized_skeleton_to_fill():
+    data = tomllib.loads(TEMPLATE.read_text())
+    assert len(data["provinces"]) == 12
+    assert sum(len(p["cities"]) for p in data["provinces"]) == 49
+    assert [len(p["cities"]) for p in data["provinces"] if p["id"] == "agra"] == [5]
+    with pytest.raises(BoardError, match="province 'agra' needs exactly one fortress"):
+        load_board_file(TEMPLATE)
+
+
+# -- the deck manifest -----------------------------------------------------------------------------
+
+
+def test_manifest_totals_add_up():
+    groups = manifest()
+    by_kind = {}
+    for group in groups:
+        by_kind[group.kind] = by_kind.get(group.kind, 0) + group.count
+    assert by_kind == {"card": 96, "special": 4, "province": 12, "bonus": 16}
+    for colour, wanted in (("red", 21), ("yellow", 21), ("green", 21), ("purple", 21), ("white", 12)):
+        assert sum(g.count for g in groups if g.known.get("color") == colour) == wanted
+    ids = [ident for group in groups for ident in group.ids()]
+    assert len(ids) == len(set(ids)) == 128 and all("{" not in ident for ident in ids)
+
+
+def completed(group, ident):
+    """A descriptor as enrolment would complete it: known fields plus a legal pick for every asked one."""
+    picks = {"symbols": ["vizier", "monk"], "number": 5, "goods": ["rice", "tea"], "kind": "points"}
+    if group.kind == "province" and group.known.get("number") == 1:
+        picks["goods"] = ["rice"]
+    return {"id": ident, **group.known, **{key: picks[key] for key in group.ask if key != "goods" or group.kind != "bonus"}}
+
+
+def test_every_manifest_descriptor_is_valid_for_the_engine():
+    readers = {"card": read_item, "special": read_item, "province": read_province_tile, "bonus": read_bonus_tile}
+    for group in manifest():
+        check_fields(group.kind, group.known)
+        for ident in group.ids():
+            readers[group.kind](completed(group, ident))
+    assert read_card(completed(manifest()[0], "x")).symbols == ("elephant", "mogul")
+
+
+def manifest_data():
+    return tomllib.loads((Path(board_module.__file__).parent / "manifest.toml").read_text())
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda d: d["group"][0].update(count=3), "97 card components; the game has 96"),
+        (
+            lambda d: d["group"][0].update(known={"color": "green", "symbols": ["elephant", "mogul"]}),
+            "19 red cards; the game has 21",
+        ),
+        (lambda d: d["group"][0].update(known={"color": "red", "symbols": ["elephant", "dragon"]}), "refuses its known fields"),
+        (lambda d: d["group"][0].update(known={"color": "red", "symbols": ["elephant"]}), "refuses its known fields"),
+        (lambda d: d["group"][0].update(known={"color": "red"}), "'symbols' is neither known nor asked"),
+        (lambda d: d["group"][0].update(ask=["goods"]), "'goods' is not a field"),
+        (lambda d: d["group"][0].update(ask=["color"]), "both known and asked"),
+        (lambda d: d["group"][1].update(id="red-em-{n}"), "id 'red-em-1' is also in group"),
+        (lambda d: d["group"][1].update(id="red-ev"), "with {n}"),
+        (lambda d: d["group"][1].pop("source"), "needs exactly the keys"),
+        (lambda d: d["group"][1].update(confidence="sure"), "confidence 'sure'"),
+        (lambda d: d["group"][1].update(kind="meeple"), "kind 'meeple'"),
+        (lambda d: d.update(game="maharani"), 'game = "taj_mahal"'),
+    ],
+)
+def test_a_broken_manifest_is_refused(change, message):
+    data = manifest_data()
+    change(data)
+    with pytest.raises(ManifestError, match=message.replace("[", r"\[").replace("{", r"\{").replace("}", r"\}")):
+        parse_manifest(data)
+
+
+# -- random games ----------------------------------------------------------------------------------
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), setup=st.sampled_from(SETUPS))
+def test_random_games_keep_the_contract(seed, setup):
+    n_players, options = setup
+    state = play_random_game("taj_mahal", NAMES[:n_players], options, Bot(n_players, options, seed), seed)
+    assert state.round == 12 and state.visited[-1] == "agra" and len(set(state.visited)) == 12
+    assert all(hand is not None for hand in state.hands)
+    for cities in state.palaces.values():  # at most one ordinary palace per token, one crown a round
+        assert sum(o[0] is not None for o in cities.values()) <= 4 and sum(o[1] is not None for o in cities.values()) <= 1
+    for seat in range(n_players):
+        goods = [g for t in state.tiles[seat] for g in (t[2] if t[0] == "province" else (t[2],) if t[2] else ())]
+        assert {g: goods.count(g) for g in set(goods)} == {g: c for g, c in state.goods[seat].items() if c}
+        assert all(count < 2 for count in state.tokens[seat].values())  # pairs were exchanged
+    assert sum(t[0] == "province" for tiles in state.tiles for t in tiles) <= 12
+    assert sum(t[:2] == ("bonus", "taj") for tiles in state.tiles for t in tiles) <= 1
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n_players=st.integers(3, 5))
+def test_the_same_game_scores_the_same_with_or_without_the_board(seed, n_players):
+    """Without a board the players enter the chains they count on the table: the scores must not differ."""
+    totals = []
+    for options in ({"board": SYNTHETIC_BOARD}, {}):
+        bot, s = Bot(n_players, options, seed), game.start(NAMES[:n_players], options)
+        while not game.is_over(s):
+            s = game.apply(s, bot.choose(s))
+        totals.append([score.breakdown for score in game.scores(s)])
+    assert totals[0] == totals[1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    junk=json_actions(game, ("player", "cards", "city", "bonus", "province", "tile", "provinces")),
+    where=st.sampled_from(("mid-round", "placing", "between", "no board placing", "hands")),
+)
+def test_random_json_is_refused_cleanly(junk, where):
+    s = {
+        "mid-round": lambda: play(visit(start()), 0, card("red", "vizier", "monk")),
+        "placing": lambda: won([card("red", "vizier", "mogul")]),
+        "between": lambda: skip_rounds(start(), 1),
+        "no board placing": lambda: won([card("red", "vizier", "mogul")], board=False),
+        "hands": lambda: skip_rounds(start(), 12),
+    }[where]()
+    before = s.copy()
+    try:
+        game.apply(s, junk)
+    except IllegalAction as refused_action:
+        assert refused_action.short and len(refused_action.short) <= 42
+    assert s == before
