@@ -43,3 +43,22 @@ def document(width: int, height: int, *children: str, label: str, kind: str = "b
         aria_label=label,
         class_=kind,
     )
+
+
+#: Fills for the colour words games use as free labels (tiles, plan cards, gems).
+NAMED = {
+    "red": "#d64541", "orange": "#ee8a2f", "yellow": "#f2cd3c", "green": "#3f9b4f", "blue": "#3b6fd1",
+    "purple": "#8650b8", "violet": "#8650b8", "pink": "#ef8fb5", "white": "#f7f7f2", "black": "#2b2b2b",
+    "grey": "#9a9a9a", "gray": "#9a9a9a", "brown": "#8a5a33", "turquoise": "#3fbfbf", "cyan": "#3fbfbf",
+    "beige": "#dcc9a0", "gold": "#d4a92a",
+}
+#: Fills for labels that name no known colour, chosen by the label so it keeps its fill.
+SPARE = ("#6d8fb3", "#b36d8f", "#8fb36d", "#b3986d", "#6db3a8", "#a86db3")
+
+
+def paint(label: str) -> str:
+    """A fill for a colour label: the colour it names, else a stable spare one."""
+    key = label.strip().lower()
+    if key in NAMED:
+        return NAMED[key]
+    return SPARE[sum(key.encode()) % len(SPARE)]

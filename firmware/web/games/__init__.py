@@ -11,16 +11,21 @@ that defines any of:
   before the action.
 
 What a module leaves out comes from `generic`, which shows any engine's state field by field, so a
-newly merged engine is already readable on the page before its module exists.
+newly merged engine is already readable on the page before its module exists. Should a game's own
+function fail on some state, the failure is logged and the generic one answers instead: the scores
+stay on the table's screen of record, the phone, whatever the drawing code does.
 """
 
 import importlib
+import logging
 import pkgutil
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable
 
 from . import generic
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -35,8 +40,20 @@ def renderer(name: str) -> Renderer:
     """The views of game `name`: its own module's functions where it has them, else the generic ones."""
     own = {m.name for m in pkgutil.iter_modules(__path__)} - {"generic"}
     module = importlib.import_module(f"{__name__}.{name}") if name in own else generic
-    return Renderer(
-        view=getattr(module, "view", generic.view),
-        board=getattr(module, "board", generic.board),
-        describe=getattr(module, "describe", generic.describe),
-    )
+    return Renderer(**{what: _guarded(name, what, getattr(module, what, None)) for what in ("view", "board", "describe")})
+
+
+def _guarded(name: str, what: str, own: Callable | None) -> Callable:
+    fallback = getattr(generic, what)
+    if own is None or own is fallback:
+        return fallback
+
+    def call(*args: Any) -> Any:
+        try:
+            return own(*args)
+        except Exception:
+            log.exception("the %s %s view failed; showing the generic one", name, what)
+            return fallback(*args)
+
+    call.own = own
+    return call

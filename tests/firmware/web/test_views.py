@@ -2,6 +2,8 @@
 the reader's checks, and the [web] settings."""
 
 import dataclasses
+import importlib
+import itertools
 import xml.etree.ElementTree as ET
 from unittest import mock
 
@@ -17,6 +19,7 @@ from firmware.web.games import thurn_und_taxis as tnt_view
 from firmware.web.jsonify import state_json, to_json
 from firmware.web.reader import NoSuchGame, Reader
 from firmware.web.replay import Replay
+from tests.engines.bots import bot_module
 
 from .conftest import demo, play
 
@@ -126,11 +129,51 @@ def test_the_recent_timeline_is_the_last_steps(journal):
 # -- the per-game views -----------------------------------------------------------------------------
 
 
-def test_thurn_und_taxis_has_its_own_views_and_other_games_the_generic_ones():
-    own = renderer("thurn_und_taxis")
-    assert own.board is tnt_view.board and own.view is tnt_view.view and own.describe is tnt_view.describe
+def test_each_game_has_its_own_views_and_a_game_without_a_module_the_generic_ones():
+    for name in engines.names():
+        module = importlib.import_module(f"firmware.web.games.{name}")
+        own = renderer(name)
+        assert (own.board.own, own.view.own, own.describe.own) == (module.board, module.view, module.describe), name
     fallback = renderer("a_game_without_a_module")
-    assert fallback.board is generic.board and fallback.view is generic.view
+    assert (fallback.board, fallback.view, fallback.describe) == (generic.board, generic.view, generic.describe)
+
+
+def test_a_failing_game_view_gives_way_to_the_generic_one(caplog):
+    state = demo_state(30)
+    with mock.patch.object(tnt_view, "board", side_effect=KeyError("boom")), mock.patch.object(tnt_view, "view", side_effect=ValueError("bad")):
+        renderer.cache_clear()
+        try:
+            views = renderer("thurn_und_taxis")
+            assert views.board(GAME, state) is None
+            assert views.view(GAME, state) == generic.view(GAME, state)
+        finally:
+            renderer.cache_clear()
+    assert "the thurn_und_taxis board view failed" in caplog.text and "the thurn_und_taxis view view failed" in caplog.text
+
+
+@pytest.mark.parametrize(("name", "setup"), [(name, k) for name in engines.names() for k in range(len(bot_module(name).SETUPS))])
+def test_every_view_of_every_game_renders_every_state_of_random_games(name, setup):
+    """Views, drawings and timeline lines of whole random games: well-formed SVG, text for every field."""
+    game, bots = engines.get(name), bot_module(name)
+    n_players, options = bots.SETUPS[setup]
+    bot = bots.Bot(n_players, options, seed=setup)
+    players = ["Ana", "<b>Ben</b>", 'C"y', "Dee & co", "Eve"][:n_players]
+    state = game.start(players, options)
+    module = importlib.import_module(f"firmware.web.games.{name}")
+    for step in itertools.count():
+        if step % 15 == 0 or game.is_over(state):
+            drawing = module.board(game, state)
+            assert "<b>" not in drawing and len(list(ET.fromstring(drawing).iter())) > 2
+            shown = module.view(game, state)
+            assert len(shown["seats"]) == n_players
+            for section in (*shown["seats"], shown["table"]):
+                assert all(isinstance(v, str) or all(isinstance(line, str) for line in v) for v in section.values())
+        if game.is_over(state):
+            break
+        action = bot.choose(state)
+        line = module.describe(game, state, action)
+        assert isinstance(line, str) and line and "—" not in line, (action, line)  # the game's own words, not the generic ones
+        state = game.apply(state, action)
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -264,3 +307,93 @@ def test_web_settings_default_to_off_on_loopback():
 def test_bad_web_settings_name_the_key(section, message):
     with pytest.raises(BadWebConfig, match=message):
         WebConfig.from_section(section)
+
+
+def bot_state(name: str, setup: int, steps: int):
+    """The state after `steps` actions (or the end) of a random game of the bots' setup number `setup`."""
+    game, bots = engines.get(name), bot_module(name)
+    n_players, options = bots.SETUPS[setup]
+    bot, state = bots.Bot(n_players, options, seed=3), game.start(["Ana", "Ben", "Cy", "Dee", "Eve"][:n_players], options)
+    for _ in range(steps):
+        if game.is_over(state):
+            break
+        state = game.apply(state, bot.choose(state))
+    return game, state
+
+
+def classes(drawing: str, tag: str) -> list[str]:
+    return [e.get("class", "") for e in ET.fromstring(drawing).iter(f"{SVG}{tag}")]
+
+
+def test_the_maharani_grid_shows_tiles_artisans_and_quarters():
+    from firmware.web.games import maharani
+    from firmware.web.svg import paint
+
+    game, state = bot_state("maharani", 0, 70)  # two players: two artisan sets each
+    b = game.board(state)
+    drawing = ET.fromstring(maharani.board(game, state))
+    spaces = [r for r in drawing.iter(f"{SVG}rect") if r.get("class", "").startswith("space")]
+    assert len(spaces) == len(b.spaces)
+    fills = sorted(r.get("fill") for r in spaces if r.get("class") == "space")
+    assert fills == sorted(paint(colour) for colour in state.tiles.values())
+    artisans = classes(maharani.board(game, state), "circle")
+    assert sorted(c for c in artisans if c.startswith("artisan seat")) == sorted(f"artisan seat{seat}" for seat, _ in state.artisans.values())
+    assert artisans.count("artisan-set") == sum(1 for _, art_set in state.artisans.values() if art_set == 1)
+    labels = [t.text for t in drawing.iter(f"{SVG}text")]
+    assert labels == [f"Q{q}{' ✓' if q in state.evaluated else ''}" for q in b.quarters]
+    shown = maharani.view(game, state)
+    assert shown["seats"][0]["Artisans in reserve"] == f"set 1: {state.reserve[0][0]} / set 2: {state.reserve[0][1]}"
+
+
+def test_a_finished_maharani_game_ticks_every_quarter():
+    from firmware.web.games import maharani
+
+    game, state = bot_state("maharani", 1, 10_000)
+    assert game.is_over(state)
+    texts = [t.text for t in ET.fromstring(maharani.board(game, state)).iter(f"{SVG}text")]
+    assert texts == [f"Q{q} ✓" for q in game.board(state).quarters]
+
+
+@pytest.mark.parametrize("with_board", [True, False])
+def test_the_taj_mahal_provinces_show_every_palace_and_crown(with_board):
+    from firmware.web.games import taj_mahal
+
+    game, state = bot_state("taj_mahal", 0 if with_board else 3, 120)
+    drawing = taj_mahal.board(game, state)
+    boxes = [c for c in classes(drawing, "rect") if c.startswith("province")]
+    owners = [owners for cities in state.palaces.values() for owners in cities.values()]
+    rects = classes(drawing, "rect")
+    assert sorted(c for c in rects if c.startswith("palace")) == sorted(f"palace seat{o[0]}" for o in owners if o[0] is not None)
+    circles = classes(drawing, "circle")
+    assert sorted(c for c in circles if c.startswith("crowned")) == sorted(f"crowned seat{o[1]}" for o in owners if o[1] is not None)
+    if with_board:
+        b = game.board(state)
+        assert len(boxes) == 12 and sum(c.startswith("site") for c in circles) == 49
+        free_fortresses = [f for f in b.fortresses if state.palaces.get(b.province_of[f], {}).get(f, [None, None])[0] is None]
+        assert rects.count("bonus") == len(free_fortresses)
+        assert boxes.count("province current") == (state.province is not None)
+    else:
+        assert len(boxes) == len(state.visited) and "road" not in classes(drawing, "line")
+        named = sum(len(cities) for cities in state.palaces.values())
+        assert sum(c.startswith("site") and c != "site blank" for c in circles) == named
+    lines = taj_mahal.view(game, state)["table"]["Palaces by province"]
+    assert [line.split(":")[0] for line in lines] == [f"{k}. {p}" for k, p in enumerate(state.visited, start=1)]
+
+
+@pytest.mark.parametrize("dice", [True, False])
+def test_the_mongols_board_shows_gems_plans_and_advisors(dice):
+    from firmware.web.games import mongols
+
+    setup = next(k for k, (n, options) in enumerate(bot_module("mongols").SETUPS) if options.get("dice") == dice and n == 3)
+    game, state = bot_state("mongols", setup, 150)
+    drawing = mongols.board(game, state)
+    circles = classes(drawing, "circle")
+    assert circles.count("gem") + circles.count("gem down") == (9 if dice else 0)
+    assert circles.count("gem down") == (len(state.down) if dice else 0)
+    assert circles.count("advisor") == len(state.advisors)
+    counts = [t.text for t in ET.fromstring(drawing).iter(f"{SVG}text") if t.get("class", "").startswith("plan-count")]
+    per_seat = [[str(game.plan_counts(state, seat).get(c, 0)) for c in state.colours] for seat in range(3)]
+    out = [str(sum(1 for card, c in state.cards.items() if c == colour and card not in state.owner)) for colour in state.colours]
+    assert counts == [n for row in per_seat for n in row] + out
+    shown = mongols.view(game, state)
+    assert ("Gems down" in shown["table"]) == dice
