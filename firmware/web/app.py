@@ -132,7 +132,8 @@ class View:
     def game_page(self, request: Request) -> HTMLResponse:
         replay = self.reader.game(request.path_params["gid"])
         g = replay.payload("full")
-        chart = _markup(scores_chart(g["players"], g["timeline"]))
+        start = [score.total for score in replay.game.scores(replay.states[0])]
+        chart = _markup(scores_chart(g["players"], start, g["timeline"]))
         return HTMLResponse(self.render("game.html", here="game", g=g, board=_markup(replay.board()), chart=chart))
 
     # -- JSON ---------------------------------------------------------------------------------------

@@ -6,11 +6,12 @@ WIDTH, HEIGHT = 600, 220
 LEFT, TOP, RIGHT, BOTTOM = 34, 12, 10, 24
 
 
-def scores_chart(players: list[str], steps: list[dict]) -> str | None:
-    """Lines of totals over the timeline (undo entries included: the chart shows what happened)."""
+def scores_chart(players: list[str], start: list[int], steps: list[dict]) -> str | None:
+    """Lines of totals from the `start` totals through the timeline (undo entries included: the chart
+    shows what happened)."""
     if not steps:
         return None
-    totals = [[0] * len(players)] + [step["totals"] for step in steps]
+    totals = [start] + [step["totals"] for step in steps]
     low = min(0, *(min(t) for t in totals))
     high = max(1, *(max(t) for t in totals))
     span_x = WIDTH - LEFT - RIGHT

@@ -244,7 +244,7 @@ def test_names_in_drawings_are_escaped():
     state = GAME.replay(["<b>Ana</b>", 'B"en'], {}, [{"type": "lay", "player": 0, "card": {"id": "u", "city": "ulm"}}, {"type": "end_turn", "player": 0}])
     drawing = tnt_view.board(GAME, state)
     assert "<b>" not in drawing and ET.fromstring(drawing) is not None
-    chart = scores_chart(["<b>Ana</b>", 'B"en'], [{"totals": [1, 2]}, {"totals": [3, -1]}])
+    chart = scores_chart(["<b>Ana</b>", 'B"en'], [0, 0], [{"totals": [1, 2]}, {"totals": [3, -1]}])
     assert "<b>" not in chart and len(list(ET.fromstring(chart).iter(f"{SVG}polyline"))) == 2
 
 
@@ -255,11 +255,14 @@ def test_a_layout_that_misses_a_city_is_refused_by_name():
 
 
 def test_the_chart_has_one_line_per_player_and_a_point_per_entry():
-    chart = ET.fromstring(scores_chart(["A", "B", "C"], [{"totals": [i, -i, 0]} for i in range(1, 11)]))
+    chart = ET.fromstring(scores_chart(["A", "B", "C"], [-20, -20, 0], [{"totals": [i, -i, 0]} for i in range(1, 11)]))
     lines = list(chart.iter(f"{SVG}polyline"))
     assert [line.get("class") for line in lines] == ["line seat0", "line seat1", "line seat2"]
     assert all(len(line.get("points").split()) == 11 for line in lines)
-    assert scores_chart(["A"], []) is None
+    first_y = [float(line.get("points").split()[0].split(",")[1]) for line in lines]
+    assert first_y[0] == first_y[1] > first_y[2]  # the start totals, -20 below 0
+    assert [t.text for t in chart.iter(f"{SVG}text")][:2] == ["10", "-20"]  # the axis spans every total
+    assert scores_chart(["A"], [0], []) is None
 
 
 # -- the reader --------------------------------------------------------------------------------------
