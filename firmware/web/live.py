@@ -8,6 +8,7 @@ snapshot, and once it answers again a fresh state, since messages sent meanwhile
 """
 
 import asyncio
+import logging
 import re
 import threading
 from typing import AsyncIterator, Callable, NamedTuple
@@ -17,12 +18,15 @@ from starlette.concurrency import run_in_threadpool
 from ..journal import OUTAGE
 from ..store import connect
 
+log = logging.getLogger(__name__)
+
 #: Seconds between two attempts to reach Redis again after an outage.
 RETRY_S = 0.5
 #: Seconds a follower waits before a keep-alive (an SSE comment), so dead connections are noticed.
 KEEPALIVE_S = 15.0
-#: How long the listener blocks in one read; bounds how long stopping takes.
-POLL_S = 0.25
+#: How long the listener blocks in one read: bounds how long stopping takes (a read wakes at once
+#: when a message comes, so this costs only an idle wake-up now and then).
+POLL_S = 0.05
 
 
 class Snapshot(NamedTuple):
@@ -100,7 +104,11 @@ class Hub:
             await self._wake.get()
             while not self._wake.empty():
                 self._wake.get_nowait()  # several changes, one snapshot of the latest
-            snapshot = await run_in_threadpool(self.compute)
+            try:
+                snapshot = await run_in_threadpool(self.compute)
+            except Exception:
+                log.exception("the live panel could not be computed; the viewers keep the last one")
+                continue
             if snapshot != self.latest:
                 self.latest = snapshot
                 self.version += 1

@@ -55,17 +55,23 @@ def board(game: Any, state: Any) -> None:
     return None
 
 
+#: Action types every game words the same way.
+PHRASES = {"end_turn": "ends the turn"}
+
+
 def describe(game: Any, state: Any, action: dict) -> str:
     """`Ana: lay — card ulm-1 ulm, side right`, from the action's own fields."""
     who = player_name(state, action)
+    if action.get("type") in PHRASES and who:
+        return f"{who} {PHRASES[action['type']]}"
     details = ", ".join(f"{label(k).lower()} {show(v)}" for k, v in action.items() if k not in ("type", "player"))
     line = label(str(action.get("type", "?"))).lower()
     return f"{who + ': ' if who else ''}{line}{' — ' + details if details else ''}"
 
 
-def player_name(state: Any, action: dict) -> str:
-    """The name of the acting seat, or "" when the action names none (or a seat out of range)."""
-    seat = action.get("player")
+def player_name(state: Any, action: dict, key: str = "player") -> str:
+    """The name of the seat in `action[key]`, or "" when the action names none (or a seat out of range)."""
+    seat = action.get(key)
     if type(seat) is int and 0 <= seat < len(state.players):
         return state.players[seat]
     return ""

@@ -99,8 +99,6 @@ def describe(game, s, action: dict) -> str:
     if kind == "place" and isinstance(tile, dict):
         line = f"{who} places a {tile.get('color')} tile on {action.get('space')} (from Q{action.get('from_quarter')})"
         return line + (", arrow to them" if action.get("arrow_to_player") else "")
-    if kind == "end_turn":
-        return f"{who} ends the turn"
     if kind == "refresh":
         return f"{who} turns the action markers up"
     if kind == "end_game":

@@ -99,13 +99,9 @@ def describe(game, s, action: dict) -> str:
     if kind == "take":
         return f"{who} takes a {card.get('color')} plan at the {action.get('gem')} gems"
     if kind == "steal":
-        victim = action.get("victim")
-        whom = s.players[victim] if type(victim) is int and 0 <= victim < len(s.players) else "?"
-        return f"{who} steals a {card.get('color')} plan from {whom}"
+        return f"{who} steals a {card.get('color')} plan from {generic.player_name(s, action, 'victim') or '?'}"
     if kind == "discard_market":
         return f"{who} busts: a {card.get('color')} plan leaves the market"
-    if kind == "end_turn":
-        return f"{who} ends the turn"
     if kind == "parchment":
         return "the parchment is drawn: this round is the last"
     return generic.describe(game, s, action)

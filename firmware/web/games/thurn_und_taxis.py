@@ -126,6 +126,4 @@ def describe(game, s, action: dict) -> str:
         return f"{who}: {action.get('official')}"
     if kind == "discard_route":
         return f"{who} discards the route"
-    if kind == "end_turn":
-        return f"{who} ends the turn"
     return generic.describe(game, s, action)

@@ -1,5 +1,6 @@
 """Server-sent events: the live panel on connecting, after every change, through an outage."""
 
+import asyncio
 import time
 
 import pytest
@@ -8,7 +9,7 @@ import engines
 from firmware.journal import Journal
 from firmware.store import connect
 from firmware.web import Background
-from firmware.web.live import Snapshot, frame
+from firmware.web.live import Hub, Snapshot, frame
 
 from .conftest import TABLE, demo, play
 from .sse import EventReader
@@ -110,3 +111,27 @@ def test_the_number_of_viewers_is_bounded(memory_url):
 def test_a_frame_keeps_every_line_of_the_data():
     assert frame(Snapshot("state", "g1:3", "a\nb\r\nc\rd")) == "event: state\nid: g1:3\ndata: a\ndata: b\ndata: c\ndata: d\n\n"
     assert frame(None) == ": keep-alive\n\n"
+
+
+def test_a_panel_that_fails_to_compute_leaves_the_viewers_on_the_last_one(memory_url, caplog):
+    answers = iter([RuntimeError("a bug"), Snapshot("state", "g:1", "fine")])
+
+    def compute() -> Snapshot:
+        answer = next(answers)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    async def scenario() -> Snapshot | None:
+        hub = Hub(memory_url, "tablemate:t1:updates", compute)
+        await hub.start()  # the subscription computes once: the failure
+        try:
+            follow = hub.follow()
+            await asyncio.sleep(0.3)
+            assert hub.latest is None and "could not be computed" in caplog.text
+            connect(memory_url).publish("tablemate:t1:updates", "{}")  # the next change computes again
+            return await asyncio.wait_for(follow.__anext__(), 5)
+        finally:
+            await hub.stop()
+
+    assert asyncio.run(scenario()) == Snapshot("state", "g:1", "fine")
