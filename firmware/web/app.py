@@ -70,9 +70,14 @@ def create_app(store_url: str, table: str, max_viewers: int = 50) -> Guard:
     }
     app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
     app.router.redirect_slashes = False  # its redirects would echo the request's Host header
-    app.state.reader, app.state.hub = reader, hub
+    app.state.hub = hub
     view.router = app.router
     return Guard(app)
+
+
+def hub_of(app: Guard) -> Hub:
+    """The live hub of an app made by create_app (the server ends its streams when it stops)."""
+    return app.app.state.hub
 
 
 class View:
@@ -113,7 +118,7 @@ class View:
         return 200, {"g": replay.payload(), "board": _markup(replay.board()), "down": None, "error": None}
 
     def snapshot(self) -> Snapshot:
-        status, context = self.live_context()
+        _, context = self.live_context()
         if context["down"]:
             return Snapshot("outage", "outage", DOWN)
         g = context["g"]

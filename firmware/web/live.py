@@ -49,6 +49,7 @@ class Hub:
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._task: asyncio.Task | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     # -- life cycle (the app's lifespan) ----------------------------------------------------------
 
@@ -59,6 +60,13 @@ class Hub:
         self._task = asyncio.create_task(self._run(), name="tablemate-web-hub")
         self._thread = threading.Thread(target=self._listen, name="tablemate-web-listener", daemon=True)
         self._thread.start()
+
+    def release(self) -> None:
+        """End every follower's stream now (from any thread): the server is stopping, and live streams
+        never end by themselves."""
+        self._stopping.set()
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self._changed.set)
 
     async def stop(self) -> None:
         self._stopping.set()

@@ -2,14 +2,14 @@
 
 The same limits everywhere: HTTP/1.1 through h11 with a bounded header size, a cap on open
 connections (SSE viewers included), no proxy headers trusted, short keep-alive, and a quick
-graceful stop (live streams never end by themselves).
+graceful stop: the live streams are ended first (they never end by themselves).
 """
 
 import threading
 
 import uvicorn
 
-from .app import create_app
+from .app import create_app, hub_of
 
 DEFAULT_BIND = "127.0.0.1"
 DEFAULT_PORT = 8080
@@ -38,9 +38,26 @@ def config(app, bind: str, port: int, log_level: str = "info") -> uvicorn.Config
     )
 
 
+class Server(uvicorn.Server):
+    """uvicorn's server, which ends the live streams first when told to stop, so the stop is quick."""
+
+    def __init__(self, config: uvicorn.Config):
+        super().__init__(config)
+        self.hub = hub_of(config.app)
+
+    def handle_exit(self, sig, frame) -> None:
+        self.hub.release()
+        super().handle_exit(sig, frame)
+
+    def stop(self) -> None:
+        """Stop from another thread."""
+        self.hub.release()
+        self.should_exit = True
+
+
 def serve(store_url: str, table: str, bind: str = DEFAULT_BIND, port: int = DEFAULT_PORT) -> None:
     """Serve the view of `table` until SIGINT/SIGTERM (blocking)."""
-    uvicorn.Server(config(create_app(store_url, table), bind, port)).run()
+    Server(config(create_app(store_url, table), bind, port)).run()
 
 
 class Background:
@@ -51,7 +68,7 @@ class Background:
     def __init__(
         self, store_url: str, table: str, bind: str = DEFAULT_BIND, port: int = DEFAULT_PORT, log_level: str = "warning", **app_options
     ):
-        self.server = uvicorn.Server(config(create_app(store_url, table, **app_options), bind, port, log_level))
+        self.server = Server(config(create_app(store_url, table, **app_options), bind, port, log_level))
         self.thread = threading.Thread(target=self.server.run, name="tablemate-web", daemon=True)
 
     def start(self, timeout: float = 10.0) -> "Background":
@@ -76,5 +93,5 @@ class Background:
         return f"http://{self.server.config.host}:{self.port}"
 
     def stop(self) -> None:
-        self.server.should_exit = True
+        self.server.stop()
         self.thread.join(timeout=10)

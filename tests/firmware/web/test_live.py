@@ -1,7 +1,12 @@
 """Server-sent events: the live panel on connecting, after every change, through an outage."""
 
 import asyncio
+import os
+import signal
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +17,8 @@ from firmware.web import Background
 from firmware.web.live import Hub, Snapshot, frame
 
 from .conftest import TABLE, demo, play
+from tests.redis_server import free_port
+
 from .sse import EventReader
 
 GAME = engines.get("thurn_und_taxis")
@@ -135,3 +142,29 @@ def test_a_panel_that_fails_to_compute_leaves_the_viewers_on_the_last_one(memory
             await hub.stop()
 
     assert asyncio.run(scenario()) == Snapshot("state", "g:1", "fine")
+
+
+def test_serve_stops_on_sigterm_even_with_a_viewer_following(tmp_path):
+    port = free_port()
+    code = f"from firmware.web import serve; serve('memory://served', 't1', '127.0.0.1', {port})"
+    root = Path(__file__).parents[3]
+    process = subprocess.Popen([sys.executable, "-c", code], cwd=root, env={**os.environ, "PYTHONPATH": str(root)})
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                viewer = EventReader(f"http://127.0.0.1:{port}/events")
+                break
+            except OSError:
+                assert process.poll() is None and time.monotonic() < deadline, "the view did not start"
+                time.sleep(0.05)
+        assert viewer.next().id == "none"
+        stopping = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=10) in (0, -signal.SIGTERM)  # uvicorn ends by its signal once stopped cleanly
+        assert time.monotonic() - stopping < 1.5  # the stream was ended, not waited out (2 s)
+        assert viewer.messages.empty()
+        viewer.close()
+    finally:
+        if process.poll() is None:
+            process.kill()
