@@ -23,10 +23,11 @@ from hypothesis import strategies as st
 
 import engines
 from engines import IllegalAction
+from engines.taj_mahal.components import COMPONENTS
 from engines.taj_mahal import BoardError, ManifestError, load_board_file, manifest, parse_board
 from engines.taj_mahal import board as board_module
 from engines.taj_mahal.components import check_fields, read_bonus_tile, read_card, read_item, read_province_tile
-from engines.taj_mahal.manifest import parse_manifest
+from engines.taj_mahal.manifest import parse as parse_manifest
 
 from .bots.taj_mahal import SETUPS, SYNTHETIC_BOARD, Bot
 from .playout import assert_refused, json_actions, play_random_game
@@ -1024,6 +1025,17 @@ def completed(group, ident):
     if group.kind == "province" and group.known.get("number") == 1:
         picks["goods"] = ["rice"]
     return {"id": ident, **group.known, **{key: picks[key] for key in group.ask if key != "goods" or group.kind != "bonus"}}
+
+
+def test_every_choice_offered_at_enrolment_completes_a_valid_component():
+    for group in manifest():
+        for choice in COMPONENTS.choices(group.kind, group.known) if group.ask else [{}]:
+            descriptor = {"id": group.ids()[0], **group.known, **choice}
+            assert COMPONENTS.descriptor_problem(group.kind, descriptor) is None, descriptor
+    assert len(COMPONENTS.choices("card", {"color": "red"})) == 16
+    assert len(COMPONENTS.choices("province", {"number": 1})) == 4
+    assert len(COMPONENTS.choices("province", {"number": 7})) == 10
+    assert COMPONENTS.descriptor_problem("card", {"id": "x", "color": "red", "symbols": ["monk"]}) is not None
 
 
 def test_every_manifest_descriptor_is_valid_for_the_engine():
