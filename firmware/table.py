@@ -16,14 +16,12 @@ import engines
 from engines import IllegalAction
 
 from .adapters import Adapter, adapter_for
-from .flows import Choose, Flow, Replace, Running, Tap
-from .journal import CorruptJournal, Journal
+from .enrolment import Progress, guided
+from .flows import ANY_TAG, BACK, Choose, Flow, Replace, Running, Tap
+from .journal import OUTAGE, CorruptJournal, Journal
 from .session import Session
 from .tagmap import TagEntry, TagMap
 from .views import ChooserView, FlashView, MessageView, OverView, Row, ScoreView, TapView, View
-
-#: Tap kinds that accept any tag, known or not (the menu's "identify a tag")
-ANY_TAG = ("*",)
 
 
 @dataclass
@@ -120,7 +118,7 @@ class Table:
                     return ChooserView(request.question, labels, self.running.index, title, offline)
                 mark = request.map.positions[self.running.index]
                 return ChooserView(request.question, labels, self.running.index, title, offline, request.map.cells, mark)
-            return TapView(request.question, request.done, title, offline)
+            return TapView(request.question, request.done, title, offline, request.note)
         if self.halted:
             return MessageView("Journal problem", (self.halted, "Hold undo: menu"), offline)
         if self.session is None:
@@ -151,10 +149,16 @@ class Table:
         try:
             handler(*args)
         except IllegalAction as refused:
-            self._error(refused.short)
-            if self.running is not None and self.running.done:
-                self.running = None
-            self._follow_up()
+            self._recover_from(refused.short)
+        except OUTAGE:
+            self._recover_from("Store unreachable")
+
+    def _recover_from(self, message: str) -> None:
+        """After a refusal: say why, drop a flow that ended with it, re-ask what the rules demand."""
+        self._error(message)
+        if self.running is not None and self.running.done:
+            self.running = None
+        self._follow_up()
 
     def _on_tag(self, uid: str, seat: int | None) -> None:
         entry = self.tags.get(uid)
@@ -198,6 +202,9 @@ class Table:
     def _press_in_flow(self, role: str) -> None:
         running = self.running
         request = running.request
+        if role == "undo" and isinstance(request, Tap) and request.back:
+            self._answer(BACK)
+            return
         if role == "undo":
             running.cancel()
             self.running = None
@@ -314,15 +321,25 @@ class Table:
         self._follow_up()
 
     def _menu(self) -> Flow:
-        choices = [("Back", "back"), ("New game", "new"), ("Identify a tag", "identify")]
+        choices = [("Back", "back"), ("New game", "new"), ("Enrol a game", "enrol"), ("Identify a tag", "identify")]
         choice = yield Choose.of("Menu", choices)
         if choice == "identify":
-            return (yield Tap("Tap a tag to identify", ANY_TAG, done="back"))
+            answer = yield Tap("Tap a tag to identify", ANY_TAG, done="back")
+            return ("identify", *answer) if answer else "back"
+        if choice == "enrol":
+            game = yield Choose.of("Enrol which game?", [(engines.get(n).title, n) for n in engines.names()])
+            progress = Progress(self.tags, self.journal.table)
+            start = progress.get(game)
+            if start and not (yield Choose.of(f"Resume at {start + 1}?", [("Resume", True), ("Start over", False)])):
+                start = 0
+            return ("enrolled", (yield from guided(self.tags, progress, game, start)))
         return choice
 
     def _menu_done(self, choice: Any) -> None:
-        if isinstance(choice, tuple):
-            self._show(self._describe(*choice), error=False)
+        if isinstance(choice, tuple) and choice[0] == "identify":
+            self._show(self._describe(*choice[1:]), error=False)
+        elif isinstance(choice, tuple) and choice[0] == "enrolled":
+            self._show((choice[1],), error=False)
         elif choice == "new":
             self._start_home()
             return
