@@ -53,6 +53,15 @@ class Board:
     #: the board in the schema's shape, plain JSON: what a game's `board` option holds
     data: dict
 
+    @property
+    def summary(self) -> str:
+        """One line for `tablemate board check`."""
+        roads = sum(len(near) for near in self.neighbours.values()) // 2
+        return (
+            f"{self.name}: {len(self.provinces)} provinces, {len(self.province_of)} cities, "
+            f"{len(self.fortresses)} fortresses, {roads} roads"
+        )
+
     def chain(self, owned: set[str], province: str) -> set[str]:
         """The other provinces joined to an owned city of `province` by roads through owned cities only."""
         reached = {city for city in owned if self.province_of.get(city) == province}
