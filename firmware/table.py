@@ -32,6 +32,12 @@ class TableSettings:
     game: str | None = None
     flash_s: float = 2.0
     error_s: float = 3.0
+    #: hints on or off by default, and per game (the profile's [hints])
+    hints: bool = True
+    hints_per_game: dict[str, bool] = field(default_factory=dict)
+
+    def hints_for(self, game: str) -> bool:
+        return self.hints_per_game.get(game, self.hints)
 
     def names(self, n: int) -> list[str]:
         return [self.players[i] if i < len(self.players) else f"Player {i + 1}" for i in range(n)]
@@ -129,7 +135,8 @@ class Table:
         prompt = game.prompt(state)
         current = prompt.player if prompt else None
         rows = tuple(Row(s.player, s.total, seat == current) for seat, s in enumerate(game.scores(state)))
-        return ScoreView(title, game.phase(state), rows, prompt.text if prompt else "", self.last_event, "", offline)
+        hint = self.adapter.hint(state) if self.session.hints else ""
+        return ScoreView(title, game.phase(state), rows, prompt.text if prompt else "", self.last_event, hint, offline)
 
     def _over_view(self, offline: bool) -> OverView:
         game, state = self.session.game, self.session.state
@@ -287,7 +294,7 @@ class Table:
 
     def _use(self, session: Session) -> None:
         self.session = session
-        self.adapter = adapter_for(session.name)
+        self.adapter = adapter_for(session.name, session.hints)
         self.halted = None
         self.last_event = ""
 
@@ -307,16 +314,17 @@ class Table:
         preferred = min(max(len(self.settings.players), game.min_players), game.max_players)
         n = yield Choose.of(f"{game.title}: players?", [(f"{k} players", k) for k in counts], counts.index(preferred))
         options = yield from adapter_for(name).setup(n)
-        return name, self.settings.names(n), options
+        hints = yield Choose.of("Hints?", [("Hints on", True), ("Hints off", False)], 0 if self.settings.hints_for(name) else 1)
+        return name, self.settings.names(n), options, hints
 
-    def _new_game(self, choice: tuple[str, list[str], dict]) -> None:
+    def _new_game(self, choice: tuple[str, list[str], dict, bool]) -> None:
         self.new_game(*choice)
 
-    def new_game(self, name: str, players: list[str], options: dict, gid: str | None = None) -> None:
+    def new_game(self, name: str, players: list[str], options: dict, hints: bool = True, gid: str | None = None) -> None:
         """Start game `name` (abandoning an unfinished one) and ask what its first move needs."""
         if self.session is not None and not self.session.game.is_over(self.session.state):
             self.journal.set_status(self.session.gid, "abandoned")
-        self._use(Session.start(self.journal, name, players, options, gid))
+        self._use(Session.start(self.journal, name, players, options, gid, hints))
         self._show((f"{self.session.game.title}", ", ".join(players)), error=False)
         self._follow_up()
 

@@ -5,12 +5,13 @@ from .data import load_data
 from .errors import SHORT_MAX, IllegalAction, UnknownGame
 from .game import Game, State
 from .turns import clockwise_from, leaders, next_seat, strict_majority
-from .types import Prompt, Score
+from .types import Preview, Prompt, Score
 
 __all__ = [
     "SHORT_MAX",
     "Game",
     "IllegalAction",
+    "Preview",
     "Prompt",
     "Score",
     "State",

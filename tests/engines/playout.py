@@ -7,7 +7,8 @@ and checks at every step that:
 - `apply` never mutates the state it was given;
 - junk (malformed copies of the legal action) raises IllegalAction with a screen-sized `short`, and
   changes nothing;
-- every score's total is the sum of its breakdown.
+- every score's total is the sum of its breakdown;
+- `preview` of the action says what `apply` then does (score changes, events) and changes nothing.
 At the end: `is_over`, no prompt, winners among the seats, and replaying the JSON log gives an equal state.
 """
 
@@ -111,11 +112,14 @@ def play_random_game(name: str, players: list[str], options: dict, bot: Bot, see
         for junk in junk_variants(action, len(players), rng):
             assert_refused(game, state, junk)
         before = state.copy()
+        preview = game.preview(state, action)
         try:
             new = game.apply(state, action)
         except IllegalAction as refused:
             raise AssertionError(f"legal action refused: {action!r}: {refused}") from refused
-        assert state == before, f"apply mutated its input on {action!r}"
+        assert state == before, f"apply or preview mutated its input on {action!r}"
+        assert preview.legal and preview.events == new.events
+        assert preview.totals == tuple(a.total - b.total for a, b in zip(game.scores(new), game.scores(state)))
         assert len(new.actions) == len(state.actions) + 1
         state = new
         check_scores(game, state)

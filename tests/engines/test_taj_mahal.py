@@ -1131,3 +1131,13 @@ def test_random_json_is_refused_cleanly(junk, where):
     except IllegalAction as refused_action:
         assert refused_action.short and len(refused_action.short) <= 42
     assert s == before
+
+
+def test_would_win_tells_any_seat_still_in_the_round_what_withdrawing_gives():
+    s = play(visit(start()), 0, card("red", "vizier", "mogul"))
+    s = play(s, 1, card("green", "elephant", "vizier"))
+    assert game.would_win(s, 0) == ["crown"]  # the viziers tie
+    assert game.would_win(s, 1) == ["province"]
+    assert game.would_win(s, 2) == []
+    preview = game.preview(s, {"type": "withdraw", "player": 2})
+    assert preview.legal and preview.events == ("Cy: out, no card",)

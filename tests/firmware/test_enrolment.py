@@ -120,6 +120,7 @@ def test_enrolled_tags_then_play(client):
     choose(table, "New game")
     choose(table, "Thurn und Taxis")
     choose(table, "2 players")
+    choose(table, "Hints on")
     ulm = next(u for u, e in table.tags.items() if e.descriptor["city"] == "ulm")
     table.tag(ulm)
     assert table.view() == FlashView(("Ana: Ulm",))
@@ -190,6 +191,7 @@ def test_a_tag_of_another_game_is_refused_at_play(client):
     table = make_table(client)
     choose(table, "Thurn und Taxis")
     choose(table, "2 players")
+    choose(table, "Hints on")
     table.flash = None
     table.tag("e0000001")
     assert table.view() == FlashView(("Tag of Mongols",), error=True)
