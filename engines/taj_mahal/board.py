@@ -21,7 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from engines.core import IllegalAction
+from engines.core import IllegalAction, read_toml_file
 
 from .components import ROUNDS
 
@@ -246,16 +246,7 @@ def _check_playable(board: Board, source: str) -> None:
 
 def load_board_file(path: str | Path) -> Board:
     """The board in the TOML file at `path`; an unreadable, malformed or bad file raises BoardError naming the problem."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise BoardError("Board: cannot read file", f"cannot read board file {str(path)!r}: {error}") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise BoardError("Board: not valid TOML", f"{path.name}: not valid TOML: {error}") from None
-    return parse_board(data, path.name)
+    return parse_board(read_toml_file(path, BoardError), Path(path).name)
 
 
 def bundled_boards() -> list[str]:

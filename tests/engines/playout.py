@@ -88,6 +88,17 @@ def assert_refused(game: Game, state: State, action: Any) -> IllegalAction:
     raise AssertionError(f"{game.name} accepted junk: {action!r}")
 
 
+def apply_junk(game: Game, state: State, junk: Any) -> None:
+    """Random JSON is refused with a screen-sized message (or, when it happens to be a legal action,
+    accepted); any other exception fails the test, and `state` never changes."""
+    before = state.copy()
+    try:
+        game.apply(state, junk)
+    except IllegalAction as refused:
+        assert refused.short and len(refused.short) <= SHORT_MAX and str(refused)
+    assert state == before
+
+
 def check_scores(game: Game, state: State) -> None:
     scores = game.scores(state)
     assert [s.player for s in scores] == list(state.players)
