@@ -9,9 +9,9 @@ import pkgutil
 from functools import lru_cache
 from typing import Any, Iterable, Mapping
 
-from .core import Game, IllegalAction, Prompt, Score, State, UnknownGame
+from .core import Game, IllegalAction, Preview, Prompt, Score, State, UnknownGame
 
-__all__ = ["Game", "IllegalAction", "Prompt", "Score", "State", "UnknownGame", "get", "names", "replay"]
+__all__ = ["Game", "IllegalAction", "Preview", "Prompt", "Score", "State", "UnknownGame", "get", "names", "replay"]
 
 
 @lru_cache(maxsize=1)

@@ -1,6 +1,7 @@
 """The `tablemate` command (argparse: in the standard library, and enough for a handful of subcommands)."""
 
 import argparse
+import importlib
 import json
 import sys
 from importlib import resources
@@ -53,6 +54,20 @@ def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _board_check(args: argparse.Namespace) -> int:
+    """Check a board file an owner wrote: its summary and how it departs from the physical board."""
+    package = importlib.import_module(f"engines.{args.game}")
+    if not hasattr(package, "load_board_file"):
+        print(f"tablemate: {args.game} has no board files", file=sys.stderr)
+        return 2
+    board = package.load_board_file(args.file)
+    print(f"ok: {board.summary}")
+    differences = board.differences() if hasattr(board, "differences") else []
+    for line in differences:
+        print(f"warning: {line}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tablemate", description="A board game score companion.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -63,6 +78,11 @@ def main(argv: list[str] | None = None) -> int:
     replay.add_argument("file")
     replay.add_argument("--json", action="store_true", help="print the scores as JSON")
     replay.set_defaults(run=_replay)
+    board = commands.add_parser("board", help="board files").add_subparsers(dest="board_command", required=True)
+    check = board.add_parser("check", help="check a board file (Taj Mahal, Maharani)")
+    check.add_argument("game", choices=engines.names())
+    check.add_argument("file")
+    check.set_defaults(run=_board_check)
     args = parser.parse_args(argv)
     try:
         return args.run(args)

@@ -49,6 +49,21 @@ class Tap:
     field: str | None = None
     #: answer (entry, seat of the reader) instead of the entry alone
     with_seat: bool = False
+    #: a second line under the question (progress, for example)
+    note: str = ""
+    #: undo answers BACK (a step back inside the flow) instead of closing the flow
+    back: bool = False
+
+
+class _Back:
+    def __repr__(self) -> str:
+        return "BACK"
+
+
+#: The answer to a `Tap(back=True)` when undo is pressed.
+BACK = _Back()
+#: Tap kinds that accept any tag, known or not; the answer is (uid, entry or None)
+ANY_TAG = ("*",)
 
 
 @dataclass(frozen=True)

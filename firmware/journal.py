@@ -39,6 +39,8 @@ class GameRecord:
     status: str
     entries: list[tuple[str, dict | None]] = field(default_factory=list)
     scores: list[dict] | None = None
+    #: whether the table shows hints for this game (a table setting, not a rule option)
+    hints: bool = True
 
     @property
     def actions(self) -> list[dict]:
@@ -80,7 +82,7 @@ class Journal:
     def pending(self) -> int:
         return len(self._pending)
 
-    def begin_game(self, gid: str, game: str, players: list[str], options: dict) -> None:
+    def begin_game(self, gid: str, game: str, players: list[str], options: dict, hints: bool = True) -> None:
         created = self.clock()
         header = {
             "game": game,
@@ -88,6 +90,7 @@ class Journal:
             "options": json.dumps(options),
             "created": repr(created),
             "status": "playing",
+            "hints": "on" if hints else "off",
         }
 
         def write(r: redis.Redis) -> None:
@@ -169,6 +172,7 @@ class Journal:
                 created=float(header["created"]),
                 status=header["status"],
                 scores=json.loads(header["scores"]) if header.get("scores") else None,
+                hints=header.get("hints", "on") != "off",
             )
         except (KeyError, ValueError) as error:
             raise CorruptJournal(f"{where}: unreadable header ({error})") from None

@@ -32,6 +32,7 @@ class Session:
     states: list[engines.State] = field(default_factory=list)
     #: entries written so far for this game, undo markers included (the next entry's number - 1)
     entries: int = 0
+    hints: bool = True
 
     @property
     def game(self) -> engines.Game:
@@ -46,12 +47,13 @@ class Session:
         return self.state.actions
 
     @classmethod
-    def start(cls, journal: Journal, name: str, players: list[str], options: dict | None = None, gid: str | None = None) -> "Session":
+    def start(cls, journal: Journal, name: str, players: list[str], options: dict | None = None, gid: str | None = None,
+              hints: bool = True) -> "Session":
         """A new game: the engine checks the set-up, then the journal records it as current."""
         game = engines.get(name)
         state = game.start(players, options)
-        session = cls(journal, gid or new_gid(), name, list(state.players), dict(state.options), [state])
-        journal.begin_game(session.gid, name, session.players, session.options)
+        session = cls(journal, gid or new_gid(), name, list(state.players), dict(state.options), [state], hints=hints)
+        journal.begin_game(session.gid, name, session.players, session.options, hints)
         return session
 
     @classmethod
@@ -84,7 +86,7 @@ class Session:
                 states.append(game.apply(states[-1], action))
             except engines.IllegalAction as refused:
                 raise CorruptJournal(f"game {record.gid}: entry {number}-0 is refused by the rules: {refused}") from None
-        return cls(journal, record.gid, record.game, record.players, record.options, states, len(record.entries))
+        return cls(journal, record.gid, record.game, record.players, record.options, states, len(record.entries), record.hints)
 
     def apply(self, action: dict) -> engines.State:
         """Apply `action` (IllegalAction changes nothing), journal it, and make it current."""

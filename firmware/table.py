@@ -16,14 +16,12 @@ import engines
 from engines import IllegalAction
 
 from .adapters import Adapter, adapter_for
-from .flows import Choose, Flow, Replace, Running, Tap
-from .journal import CorruptJournal, Journal
+from .enrolment import Progress, guided
+from .flows import ANY_TAG, BACK, Choose, Flow, Replace, Running, Tap
+from .journal import OUTAGE, CorruptJournal, Journal
 from .session import Session
 from .tagmap import TagEntry, TagMap
 from .views import ChooserView, FlashView, MessageView, OverView, Row, ScoreView, TapView, View
-
-#: Tap kinds that accept any tag, known or not (the menu's "identify a tag")
-ANY_TAG = ("*",)
 
 
 @dataclass
@@ -34,6 +32,12 @@ class TableSettings:
     game: str | None = None
     flash_s: float = 2.0
     error_s: float = 3.0
+    #: hints on or off by default, and per game (the profile's [hints])
+    hints: bool = True
+    hints_per_game: dict[str, bool] = field(default_factory=dict)
+
+    def hints_for(self, game: str) -> bool:
+        return self.hints_per_game.get(game, self.hints)
 
     def names(self, n: int) -> list[str]:
         return [self.players[i] if i < len(self.players) else f"Player {i + 1}" for i in range(n)]
@@ -120,7 +124,7 @@ class Table:
                     return ChooserView(request.question, labels, self.running.index, title, offline)
                 mark = request.map.positions[self.running.index]
                 return ChooserView(request.question, labels, self.running.index, title, offline, request.map.cells, mark)
-            return TapView(request.question, request.done, title, offline)
+            return TapView(request.question, request.done, title, offline, request.note)
         if self.halted:
             return MessageView("Journal problem", (self.halted, "Hold undo: menu"), offline)
         if self.session is None:
@@ -131,7 +135,8 @@ class Table:
         prompt = game.prompt(state)
         current = prompt.player if prompt else None
         rows = tuple(Row(s.player, s.total, seat == current) for seat, s in enumerate(game.scores(state)))
-        return ScoreView(title, game.phase(state), rows, prompt.text if prompt else "", self.last_event, "", offline)
+        hint = self.adapter.hint(state) if self.session.hints else ""
+        return ScoreView(title, game.phase(state), rows, prompt.text if prompt else "", self.last_event, hint, offline)
 
     def _over_view(self, offline: bool) -> OverView:
         game, state = self.session.game, self.session.state
@@ -151,10 +156,16 @@ class Table:
         try:
             handler(*args)
         except IllegalAction as refused:
-            self._error(refused.short)
-            if self.running is not None and self.running.done:
-                self.running = None
-            self._follow_up()
+            self._recover_from(refused.short)
+        except OUTAGE:
+            self._recover_from("Store unreachable")
+
+    def _recover_from(self, message: str) -> None:
+        """After a refusal: say why, drop a flow that ended with it, re-ask what the rules demand."""
+        self._error(message)
+        if self.running is not None and self.running.done:
+            self.running = None
+        self._follow_up()
 
     def _on_tag(self, uid: str, seat: int | None) -> None:
         entry = self.tags.get(uid)
@@ -198,6 +209,9 @@ class Table:
     def _press_in_flow(self, role: str) -> None:
         running = self.running
         request = running.request
+        if role == "undo" and isinstance(request, Tap) and request.back:
+            self._answer(BACK)
+            return
         if role == "undo":
             running.cancel()
             self.running = None
@@ -280,7 +294,7 @@ class Table:
 
     def _use(self, session: Session) -> None:
         self.session = session
-        self.adapter = adapter_for(session.name)
+        self.adapter = adapter_for(session.name, session.hints)
         self.halted = None
         self.last_event = ""
 
@@ -300,29 +314,40 @@ class Table:
         preferred = min(max(len(self.settings.players), game.min_players), game.max_players)
         n = yield Choose.of(f"{game.title}: players?", [(f"{k} players", k) for k in counts], counts.index(preferred))
         options = yield from adapter_for(name).setup(n)
-        return name, self.settings.names(n), options
+        hints = yield Choose.of("Hints?", [("Hints on", True), ("Hints off", False)], 0 if self.settings.hints_for(name) else 1)
+        return name, self.settings.names(n), options, hints
 
-    def _new_game(self, choice: tuple[str, list[str], dict]) -> None:
+    def _new_game(self, choice: tuple[str, list[str], dict, bool]) -> None:
         self.new_game(*choice)
 
-    def new_game(self, name: str, players: list[str], options: dict, gid: str | None = None) -> None:
+    def new_game(self, name: str, players: list[str], options: dict, hints: bool = True, gid: str | None = None) -> None:
         """Start game `name` (abandoning an unfinished one) and ask what its first move needs."""
         if self.session is not None and not self.session.game.is_over(self.session.state):
             self.journal.set_status(self.session.gid, "abandoned")
-        self._use(Session.start(self.journal, name, players, options, gid))
+        self._use(Session.start(self.journal, name, players, options, gid, hints))
         self._show((f"{self.session.game.title}", ", ".join(players)), error=False)
         self._follow_up()
 
     def _menu(self) -> Flow:
-        choices = [("Back", "back"), ("New game", "new"), ("Identify a tag", "identify")]
+        choices = [("Back", "back"), ("New game", "new"), ("Enrol a game", "enrol"), ("Identify a tag", "identify")]
         choice = yield Choose.of("Menu", choices)
         if choice == "identify":
-            return (yield Tap("Tap a tag to identify", ANY_TAG, done="back"))
+            answer = yield Tap("Tap a tag to identify", ANY_TAG, done="back")
+            return ("identify", *answer) if answer else "back"
+        if choice == "enrol":
+            game = yield Choose.of("Enrol which game?", [(engines.get(n).title, n) for n in engines.names()])
+            progress = Progress(self.tags, self.journal.table)
+            start = progress.get(game)
+            if start and not (yield Choose.of(f"Resume at {start + 1}?", [("Resume", True), ("Start over", False)])):
+                start = 0
+            return ("enrolled", (yield from guided(self.tags, progress, game, start)))
         return choice
 
     def _menu_done(self, choice: Any) -> None:
-        if isinstance(choice, tuple):
-            self._show(self._describe(*choice), error=False)
+        if isinstance(choice, tuple) and choice[0] == "identify":
+            self._show(self._describe(*choice[1:]), error=False)
+        elif isinstance(choice, tuple) and choice[0] == "enrolled":
+            self._show((choice[1],), error=False)
         elif choice == "new":
             self._start_home()
             return

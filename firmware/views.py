@@ -43,6 +43,7 @@ class TapView:
     done: str | None = None
     title: str = ""
     offline: bool = False
+    note: str = ""
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,10 @@ import json
 import tomllib
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
+
+from .errors import IllegalAction
 
 
 @lru_cache(maxsize=None)
@@ -23,3 +26,16 @@ def load_data(package: str, filename: str) -> Any:
     Callers must treat the result as read-only: it is shared.
     """
     return _load(package, filename)
+
+
+def read_toml_file(path: str | Path, error: type[IllegalAction] = IllegalAction) -> Any:
+    """The content of a TOML file an owner wrote (a board), or `error` naming the file and the fault."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as fault:
+        raise error("Board: cannot read file", f"cannot read board file {str(path)!r}: {fault}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as fault:
+        raise error("Board: not valid TOML", f"{path.name}: not valid TOML: {fault}") from None

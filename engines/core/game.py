@@ -13,7 +13,7 @@ from typing import Any, Callable, ClassVar, Iterable, Mapping
 from . import check
 from .errors import IllegalAction
 from .turns import leaders
-from .types import Prompt, Score
+from .types import Preview, Prompt, Score
 
 
 @dataclass(kw_only=True)
@@ -99,6 +99,20 @@ class Game:
             except IllegalAction as refused:
                 raise IllegalAction(refused.short, f"action {number} of the log ({action!r}) is refused: {refused}") from refused
         return state
+
+    def preview(self, state: State, action: Any) -> Preview:
+        """What `action` would do from `state` (score changes, announcements), `state` untouched."""
+        try:
+            after = self.apply(state, action)
+        except IllegalAction as refused:
+            return Preview(action, refused=refused.short)
+        before, now = self.scores(state), self.scores(after)
+        changes = tuple(
+            {key: value - old.breakdown.get(key, 0) for key, value in new.breakdown.items() if value != old.breakdown.get(key, 0)}
+            for old, new in zip(before, now)
+        )
+        totals = tuple(new.total - old.total for old, new in zip(before, now))
+        return Preview(after.actions[-1], totals, changes, after.events)
 
     def scores(self, state: State) -> list[Score]:
         raise NotImplementedError

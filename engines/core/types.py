@@ -25,3 +25,22 @@ class Prompt:
     expects: tuple[str, ...]
     options: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     text: str = ""
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What an action would do, computed by applying it to a copy: never different from `apply`.
+
+    `totals[seat]` and `changes[seat]` (breakdown key -> change, non-zero only) are the score changes;
+    `events` what the table would announce; `refused` the short message when the rules refuse it.
+    """
+
+    action: dict
+    totals: tuple[int, ...] = ()
+    changes: tuple[dict[str, int], ...] = ()
+    events: tuple[str, ...] = ()
+    refused: str | None = None
+
+    @property
+    def legal(self) -> bool:
+        return self.refused is None

@@ -19,7 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from engines.core import IllegalAction, load_data
+from engines.core import IllegalAction, load_data, read_toml_file
 
 #: The bundled board used when the `board` option is not given.
 DEFAULT = "board"
@@ -129,15 +129,7 @@ def _bundled(name: str) -> Board:
 
 def load_board_file(path: str | Path) -> Board:
     """The Board in the TOML file at `path` (for `tablemate board check maharani FILE`); IllegalAction if bad."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise _refuse("cannot read file", f"cannot read {path}: {error}") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise _refuse("not TOML", f"{path} is not valid TOML: {error}") from None
-    return parse(data)
+    return parse(read_toml_file(path))
 
 
 _by_key: dict[str, Board] = {}

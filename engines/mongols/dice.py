@@ -7,6 +7,8 @@ so the engine checks throws with them and a hint screen can count, over the 36 o
 the throws that would bust (`can_lower` false).
 """
 
+from fractions import Fraction
+from itertools import product
 from typing import Collection
 
 #: The gem above each number of the board (rules/004, "Mise en place").
@@ -53,3 +55,10 @@ def completed(down: Collection[int]) -> list[str]:
 
 def one_die_allowed(down: Collection[int]) -> bool:
     return ONE_DIE_AFTER.issubset(down)
+
+
+def bust_chance(up: Collection[int], advisors: int, dice: int = 2) -> Fraction:
+    """The exact chance that the next throw of `dice` dice busts, over its 36 (or 6) equally likely outcomes."""
+    outcomes = list(product(DIE_FACES, repeat=dice))
+    busts = sum(not can_lower(sum(faces), up, advisors) for faces in outcomes)
+    return Fraction(busts, len(outcomes))

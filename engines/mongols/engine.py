@@ -34,6 +34,7 @@ Choices where the contract is silent, as a player at the table expects them:
 """
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 from engines.core import Game, IllegalAction, Prompt, Score, State, check, leaders, strict_majority
 
@@ -296,6 +297,12 @@ class Mongols(Game):
         if not s.parchment:
             expects.append("parchment")
         return Prompt(player=p, expects=tuple(expects), options=options, text=f"{name}: {text}")
+
+    def bust_chances(self, s: MongolsState) -> dict[int, Fraction]:
+        """For the player to move, the exact chance that the next throw busts, by number of dice thrown."""
+        up, advisors = self._up(s), self._advisors_left(s, s.turn)
+        counts = (2, 1) if dice.one_die_allowed(s.down) else (2,)
+        return {n: dice.bust_chance(up, advisors, n) for n in counts}
 
     def plan_counts(self, s: MongolsState, seat: int) -> dict[str, int]:
         """Seat's plans per colour (colours it has none of are absent)."""

@@ -1,10 +1,12 @@
 """Taj Mahal: twelve rounds of influence in the provinces of India, majorities resolved at withdraw (3-5 players)."""
 
 from .board import Board, BoardError, load_board_file, parse_board
+from .components import COMPONENTS
 from .engine import TajMahal, TajState, game
 from .manifest import Group, ManifestError, manifest
 
 __all__ = [
+    "COMPONENTS",
     "Board",
     "BoardError",
     "Group",

@@ -21,7 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from engines.core import IllegalAction
+from engines.core import IllegalAction, read_toml_file
 
 from .components import ROUNDS
 
@@ -52,6 +52,15 @@ class Board:
     neighbours: dict[str, frozenset[str]]
     #: the board in the schema's shape, plain JSON: what a game's `board` option holds
     data: dict
+
+    @property
+    def summary(self) -> str:
+        """One line for `tablemate board check`."""
+        roads = sum(len(near) for near in self.neighbours.values()) // 2
+        return (
+            f"{self.name}: {len(self.provinces)} provinces, {len(self.province_of)} cities, "
+            f"{len(self.fortresses)} fortresses, {roads} roads"
+        )
 
     def chain(self, owned: set[str], province: str) -> set[str]:
         """The other provinces joined to an owned city of `province` by roads through owned cities only."""
@@ -237,16 +246,7 @@ def _check_playable(board: Board, source: str) -> None:
 
 def load_board_file(path: str | Path) -> Board:
     """The board in the TOML file at `path`; an unreadable, malformed or bad file raises BoardError naming the problem."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise BoardError("Board: cannot read file", f"cannot read board file {str(path)!r}: {error}") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise BoardError("Board: not valid TOML", f"{path.name}: not valid TOML: {error}") from None
-    return parse_board(data, path.name)
+    return parse_board(read_toml_file(path, BoardError), Path(path).name)
 
 
 def bundled_boards() -> list[str]:

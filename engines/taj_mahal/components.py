@@ -9,9 +9,11 @@ The same checks serve the deck manifest (manifest.py), so a manifest can never p
 engine would refuse.
 """
 
+from itertools import combinations, combinations_with_replacement
 from typing import Any, NamedTuple
 
 from engines.core import IllegalAction
+from engines.core.manifest import Components
 
 COLOURS = ("red", "yellow", "green", "purple")
 WHITE = "white"
@@ -181,3 +183,34 @@ def read_bonus_tile(desc: Any) -> BonusTile:
         _typed(desc, "goods", str, "bonus tile")
     _bonus_fields(desc)
     return BonusTile(desc["kind"], desc.get("goods"))
+
+
+def choices(kind: str, known: dict) -> list[dict]:
+    """The ways an owner can complete a component whose other fields are `known`, at enrolment.
+
+    A coloured card shows two different symbols or two elephants; a white card one symbol; province
+    tile 1 one good and the others two; a square bonus tile +2 points, a card, or one good.
+    """
+    if kind == "card":
+        colour = known.get("color")
+        if colour == WHITE:
+            return [{"symbols": [symbol]} for symbol in SYMBOLS]
+        pairs = [list(pair) for pair in combinations(SYMBOLS, 2)] + [["elephant", "elephant"]]
+        return [{"symbols": pair} for pair in pairs] if colour in COLOURS else []
+    if kind == "province":
+        singles = "number" in known and known["number"] == 1
+        goods = [[good] for good in GOODS] if singles else [list(pair) for pair in combinations_with_replacement(GOODS, 2)]
+        return [{"goods": g} for g in goods]
+    if kind == "bonus":
+        return [{"kind": "points"}, {"kind": "card"}] + [{"kind": "goods", "goods": good} for good in GOODS]
+    return []
+
+
+#: Taj Mahal's components for manifests and tag files; ids come from enrolment.
+COMPONENTS = Components(
+    fields={kind: tuple(key for key in keys if key != "id") for kind, keys in FIELDS.items()},
+    required={kind: tuple(key for key in keys if key != "id") for kind, keys in REQUIRED.items()},
+    check=check_fields,
+    choices=choices,
+    totals={"card": 96, "special": 4, "province": 12, "bonus": 16},
+)

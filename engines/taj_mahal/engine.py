@@ -218,7 +218,7 @@ class TajMahal(Game):
             s.announce(f"{name}: out, no card")
             self._next_turn(s, p)
             return
-        won = [what for what in s.court if self._wins(s, p, what)]
+        won = self.would_win(s, p)
         s.table[p], s.counts[p], s.specials_out[p] = [], {}, []
         for what in won:
             s.court.remove(what)
@@ -388,6 +388,11 @@ class TajMahal(Game):
             raise IllegalAction(f"Not your {label} card", f"the {label} card is held by {holder}, not {s.players[p]}")
         if kind in s.specials_out[p]:
             raise IllegalAction(f"{label.capitalize()} is out", f"the {label} card is already on the table this round")
+
+    def would_win(self, s: TajState, p: int) -> list[str]:
+        """What seat p would take from the court by withdrawing now: influence symbols, "crown",
+        "province" (the majorities `withdraw` resolves; a seat out of the round has no cards and wins nothing)."""
+        return [what for what in s.court if self._wins(s, p, what)]
 
     def _wins(self, s: TajState, p: int, what: str) -> bool:
         """Whether p has at least one of `what`'s symbol and strictly more than every other seat still in the

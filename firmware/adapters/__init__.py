@@ -5,8 +5,9 @@ import importlib
 from .base import Adapter
 
 
-def adapter_for(game: str) -> Adapter:
+def adapter_for(game: str, hints: bool = True) -> Adapter:
+    """The table adapter of `game`; with `hints` it also says what a move would do."""
     module = importlib.import_module(f"{__name__}.{game}")
     return next(
-        cls() for cls in vars(module).values() if isinstance(cls, type) and issubclass(cls, Adapter) and cls is not Adapter
+        cls(hints) for cls in vars(module).values() if isinstance(cls, type) and issubclass(cls, Adapter) and cls is not Adapter
     )

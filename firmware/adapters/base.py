@@ -21,8 +21,10 @@ class Adapter:
     #: what each button does in this game (shown in help and the README)
     buttons: ClassVar[dict[str, str]]
 
-    def __init__(self) -> None:
+    def __init__(self, hints: bool = True) -> None:
         self.game = engines.get(self.game_name)
+        #: whether this table shows what moves would do (some tables play without)
+        self.hints = hints
 
     def setup(self, n_players: int) -> Flow:
         """Ask the game's options at set-up; the default game has none."""
@@ -34,6 +36,10 @@ class Adapter:
 
     def press(self, state: engines.State, role: str, seat: int | None) -> Flow:
         raise NotImplementedError
+
+    def hint(self, state: engines.State) -> str:
+        """A one-line hint for the scoreboard ("" for none); only asked when hints are on."""
+        return ""
 
     def follow_up(self, state: engines.State) -> Flow | None:
         """A flow the engine's prompt demands by itself now (e.g. placements after a withdraw)."""
@@ -49,6 +55,14 @@ class Adapter:
         if prompt is not None and prompt.player is not None:
             return prompt.player
         return (yield Choose.of("Whose is it?", [(name, i) for i, name in enumerate(state.players)], field="player"))
+
+    def gain(self, state: engines.State, seat: int, action: dict) -> str:
+        """" +3": what `action` would add to `seat`'s score, for a chooser label; "" with hints off or no change."""
+        if not self.hints:
+            return ""
+        preview = self.game.preview(state, action)
+        change = preview.totals[seat] if preview.legal else 0
+        return f" {change:+d}" if change else ""
 
     def unused(self, role: str) -> IllegalAction:
         return IllegalAction(f"'{role}' does nothing here", f"the {role} button has no use in {self.game.title} now")

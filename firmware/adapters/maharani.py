@@ -34,9 +34,10 @@ class MaharaniAdapter(Adapter):
         board = self.game.board(state)
         spaces = [space for q in prompt.options[f"reach_q{slot}"] for space in prompt.options[f"spaces_q{q}"]]
         cells = tuple((*board.position[sp], sp in state.tiles) for sp in board.spaces)
+        base = {"type": "place", "player": p, "tile": tile, "from_quarter": slot, "arrow_to_player": False}
         space = yield Choose.of(
             "Which space?",
-            [(f"Q{board.quarter_of[sp]} {sp}", sp) for sp in spaces],
+            [(f"Q{board.quarter_of[sp]} {sp}{self.gain(state, p, {**base, 'space': sp})}", sp) for sp in spaces],
             field="space",
             map=MiniMap(cells, tuple(board.position[sp] for sp in spaces)),
         )

@@ -90,3 +90,11 @@ class MongolsAdapter(Adapter):
     def _bust_discard(self, p):
         entry = yield Tap("Bust! Tap a market card to discard", ("plan",), field="card")
         return {"type": "discard_market", "player": p, "card": self.descriptor(entry)}
+
+    def hint(self, state):
+        """With the dice assistant, the exact chance that the next throw busts (two dice, and one die when allowed)."""
+        prompt = self.game.prompt(state)
+        if not state.options["dice"] or prompt is None or "roll" not in prompt.expects:
+            return ""
+        chances = self.game.bust_chances(state)
+        return "Bust " + " ".join(f"{n}d {float(chance):.0%}" for n, chance in chances.items())

@@ -133,3 +133,13 @@ class TajMahalAdapter(Adapter):
         if seat is None or seat not in waiting:
             seat = waiting[0] if len(waiting) == 1 else (yield Choose.of("Whose hand?", [(state.players[s], s) for s in waiting], field="player"))
         return {"type": "hand", "player": seat, "cards": cards}
+
+    def hint(self, state):
+        """What the player to move would win by withdrawing now, and the points that follow at once."""
+        prompt = self.game.prompt(state)
+        if prompt is None or "withdraw" not in prompt.expects:
+            return ""
+        p = prompt.player
+        won = self.game.would_win(state, p)
+        points = self.gain(state, p, {"type": "withdraw", "player": p})
+        return f"Out now: {', '.join(won) or 'nothing'}{points}"

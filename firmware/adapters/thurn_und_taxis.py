@@ -53,9 +53,24 @@ class ThurnUndTaxisAdapter(Adapter):
             if prompt is None or "close" not in prompt.expects or prompt.player != p:
                 raise IllegalAction("Nothing to close now", "a route of 3+ cards closes after laying this turn")
             sets = prompt.options["house_sets"]
-            houses = yield Choose.of("Houses where?", [(" ".join(map(_short, s)) or "No houses", list(s)) for s in sets], field="houses")
+            labels = [
+                (" ".join(map(_short, s)) or "No houses") + self.gain(state, p, {"type": "close", "player": p, "houses": list(s)})
+                for s in sets
+            ]
+            houses = yield Choose.of("Houses where?", [(label, list(s)) for label, s in zip(labels, sets)], field="houses")
             coachman = False
             if True in prompt.options["coachman"]:
                 coachman = yield yes_no("Coachman's help?", field="coachman")
             return {"type": "close", "player": p, "houses": houses, "coachman": coachman}
         raise self.unused(role)
+
+    def hint(self, state):
+        """The cities that fit at each end of the route of the player to move."""
+        route = state.routes[state.turn]
+        prompt = self.game.prompt(state)
+        if not route or prompt is None or "lay" not in prompt.expects:
+            return ""
+        left, right = prompt.options["left"], prompt.options["right"]
+        if not left and not right:
+            return "Nothing fits: discard?"
+        return f"Fit {' '.join(map(_short, left))}|{' '.join(map(_short, right))}"

@@ -7,7 +7,8 @@ and checks at every step that:
 - `apply` never mutates the state it was given;
 - junk (malformed copies of the legal action) raises IllegalAction with a screen-sized `short`, and
   changes nothing;
-- every score's total is the sum of its breakdown.
+- every score's total is the sum of its breakdown;
+- `preview` of the action says what `apply` then does (score changes, events) and changes nothing.
 At the end: `is_over`, no prompt, winners among the seats, and replaying the JSON log gives an equal state.
 """
 
@@ -87,6 +88,17 @@ def assert_refused(game: Game, state: State, action: Any) -> IllegalAction:
     raise AssertionError(f"{game.name} accepted junk: {action!r}")
 
 
+def apply_junk(game: Game, state: State, junk: Any) -> None:
+    """Random JSON is refused with a screen-sized message (or, when it happens to be a legal action,
+    accepted); any other exception fails the test, and `state` never changes."""
+    before = state.copy()
+    try:
+        game.apply(state, junk)
+    except IllegalAction as refused:
+        assert refused.short and len(refused.short) <= SHORT_MAX and str(refused)
+    assert state == before
+
+
 def check_scores(game: Game, state: State) -> None:
     scores = game.scores(state)
     assert [s.player for s in scores] == list(state.players)
@@ -111,11 +123,14 @@ def play_random_game(name: str, players: list[str], options: dict, bot: Bot, see
         for junk in junk_variants(action, len(players), rng):
             assert_refused(game, state, junk)
         before = state.copy()
+        preview = game.preview(state, action)
         try:
             new = game.apply(state, action)
         except IllegalAction as refused:
             raise AssertionError(f"legal action refused: {action!r}: {refused}") from refused
-        assert state == before, f"apply mutated its input on {action!r}"
+        assert state == before, f"apply or preview mutated its input on {action!r}"
+        assert preview.legal and preview.events == new.events
+        assert preview.totals == tuple(a.total - b.total for a, b in zip(game.scores(new), game.scores(state)))
         assert len(new.actions) == len(state.actions) + 1
         state = new
         check_scores(game, state)

@@ -1,7 +1,6 @@
 """Mongols: every rule of rules/004 and game-log.md section 5, the rule text's example, random games in both modes."""
 
 import itertools
-import json
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -12,7 +11,7 @@ from engines import IllegalAction
 from engines.mongols import dice
 
 from .bots.mongols import SETUPS, Bot
-from .playout import assert_refused, json_actions, play_random_game
+from .playout import apply_junk, assert_refused, json_actions, play_random_game
 
 game = engines.get("mongols")
 NAMES = ["Ana", "Ben", "Cy", "Dee", "Eve"]
@@ -535,10 +534,31 @@ def test_random_json_is_refused_cleanly(dice_on, junk):
         s = act(start(3, dice_on=True), "roll", 0, dice=[3, 4])
     else:
         s = act(until_turn_of(give(start(3), 1, ["green", "yellow"]), 0), "stop", 0)
-    before = s.copy()
-    try:
-        game.apply(s, junk)
-    except IllegalAction as refused_action:
-        assert refused_action.short
-    assert s == before
-    assert json.dumps(junk) is not None
+    apply_junk(game, s, junk)
+
+
+def test_bust_chance_equals_a_brute_force_count():
+    """Every subset of numbers down, 0-2 advisors, one or two dice: the exact fraction of busting throws."""
+    import random as _random
+    from fractions import Fraction
+
+    rng = _random.Random(11)
+    for _ in range(300):
+        up = {n for n in dice.NUMBERS if rng.random() < 0.5}
+        advisors = rng.randint(0, 2)
+        for n_dice in (1, 2):
+            throws = [(a,) for a in range(1, 7)] if n_dice == 1 else [(a, b) for a in range(1, 7) for b in range(1, 7)]
+            busting = 0
+            for throw in throws:
+                total = sum(throw)
+                possible = any(
+                    (t in up) or any(x != t - x and x in up and t - x in up for x in range(1, t))
+                    for t in range(total - advisors, total + advisors + 1)
+                )
+                busting += not possible
+            assert dice.bust_chance(up, advisors, n_dice) == Fraction(busting, len(throws))
+
+
+def test_bust_chances_for_the_player_to_move():
+    s = start(2, dice_on=True)
+    assert game.bust_chances(s) == {2: 0}  # every total 2..12 lowers something on a fresh board

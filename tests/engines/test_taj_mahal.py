@@ -23,13 +23,14 @@ from hypothesis import strategies as st
 
 import engines
 from engines import IllegalAction
+from engines.taj_mahal.components import COMPONENTS
 from engines.taj_mahal import BoardError, ManifestError, load_board_file, manifest, parse_board
 from engines.taj_mahal import board as board_module
 from engines.taj_mahal.components import check_fields, read_bonus_tile, read_card, read_item, read_province_tile
-from engines.taj_mahal.manifest import parse_manifest
+from engines.taj_mahal.manifest import parse as parse_manifest
 
 from .bots.taj_mahal import SETUPS, SYNTHETIC_BOARD, Bot
-from .playout import assert_refused, json_actions, play_random_game
+from .playout import apply_junk, assert_refused, json_actions, play_random_game
 
 game = engines.get("taj_mahal")
 NAMES = ["Ana", "Ben", "Cy", "Dee", "Eve"]
@@ -1026,6 +1027,17 @@ def completed(group, ident):
     return {"id": ident, **group.known, **{key: picks[key] for key in group.ask if key != "goods" or group.kind != "bonus"}}
 
 
+def test_every_choice_offered_at_enrolment_completes_a_valid_component():
+    for group in manifest():
+        for choice in COMPONENTS.choices(group.kind, group.known) if group.ask else [{}]:
+            descriptor = {"id": group.ids()[0], **group.known, **choice}
+            assert COMPONENTS.descriptor_problem(group.kind, descriptor) is None, descriptor
+    assert len(COMPONENTS.choices("card", {"color": "red"})) == 16
+    assert len(COMPONENTS.choices("province", {"number": 1})) == 4
+    assert len(COMPONENTS.choices("province", {"number": 7})) == 10
+    assert COMPONENTS.descriptor_problem("card", {"id": "x", "color": "red", "symbols": ["monk"]}) is not None
+
+
 def test_every_manifest_descriptor_is_valid_for_the_engine():
     readers = {"card": read_item, "special": read_item, "province": read_province_tile, "bonus": read_bonus_tile}
     for group in manifest():
@@ -1113,9 +1125,14 @@ def test_random_json_is_refused_cleanly(junk, where):
         "no board placing": lambda: won([card("red", "vizier", "mogul")], board=False),
         "hands": lambda: skip_rounds(start(), 12),
     }[where]()
-    before = s.copy()
-    try:
-        game.apply(s, junk)
-    except IllegalAction as refused_action:
-        assert refused_action.short and len(refused_action.short) <= 42
-    assert s == before
+    apply_junk(game, s, junk)
+
+
+def test_would_win_tells_any_seat_still_in_the_round_what_withdrawing_gives():
+    s = play(visit(start()), 0, card("red", "vizier", "mogul"))
+    s = play(s, 1, card("green", "elephant", "vizier"))
+    assert game.would_win(s, 0) == ["crown"]  # the viziers tie
+    assert game.would_win(s, 1) == ["province"]
+    assert game.would_win(s, 2) == []
+    preview = game.preview(s, {"type": "withdraw", "player": 2})
+    assert preview.legal and preview.events == ("Cy: out, no card",)

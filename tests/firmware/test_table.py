@@ -54,6 +54,7 @@ def new_game(store, players="2 players", clock=None):
     table = make_table(store, clock)
     choose(table, "Thurn und Taxis")
     choose(table, players)
+    choose(table, "Hints on")
     table.flash = None
     return table
 
@@ -65,6 +66,8 @@ def test_first_boot_asks_for_the_game_and_players(store):
     choose(table, "Thurn und Taxis")
     assert table.view().options[table.view().index] == "3 players"  # three names in the profile
     choose(table, "2 players")
+    assert table.view().question == "Hints?" and table.view().index == 0
+    choose(table, "Hints on")
     assert isinstance(table.view(), FlashView)
     table.flash = None
     view = table.view()
@@ -129,8 +132,9 @@ def test_closing_asks_houses_then_coachman(store):
     choose(table, "before Ulm")
     table.press("ok")
     view = table.view()
-    assert view.question == "Houses where?" and view.options[-1] == "No houses"
-    choose(table, "Sigma Stutt")
+    assert view.question == "Houses where?" and view.options[-1] == "No houses +2"  # carriage 3: 2 points
+    assert "Sigma Stutt +4" in view.options  # two houses fewer unplaced, and the carriage
+    choose(table, "Sigma Stutt +4")
     assert table.view().question == "Coachman's help?"
     choose(table, "No")
     assert table.session.state.houses[0] == {"sigmaringen", "stuttgart"}
@@ -182,6 +186,7 @@ def test_menu_identifies_a_tag_and_starts_a_new_game(store):
     old = table.session.gid
     choose(table, "Thurn und Taxis")
     choose(table, "3 players")
+    choose(table, "Hints on")
     assert table.session.gid != old and table.session.players == ["Ana", "Ben", "Cy"]
 
 

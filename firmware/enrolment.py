@@ -1,0 +1,104 @@
+"""Guided enrolment: teaching the table a physical copy of a game, one component after another.
+
+The game's manifest lists every component; the screen says what to tap next ("Tap: Nürnberg 2/3",
+"15 of 66"), and a tap records that tag as that component. Where the manifest asks (a card's
+symbols, a tile's goods), the chooser offers what the component may show. A tag already enrolled
+says what it is and offers to keep it or replace it; ok skips a component, undo steps back one, and
+the position is kept in Redis so enrolment can stop (hold undo) and resume later, even after a restart.
+"""
+
+import importlib
+from dataclasses import dataclass
+
+import engines
+from engines.core.manifest import Components, Group
+
+from .flows import ANY_TAG, BACK, Choose, Flow, Tap
+from .tagmap import TagEntry, TagMap
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One physical component to enrol."""
+
+    group: Group
+    number: int
+    id: str
+
+    @property
+    def label(self) -> str:
+        return self.group.label if self.group.count == 1 else f"{self.group.label} {self.number}/{self.group.count}"
+
+
+def slots(game: str) -> list[Slot]:
+    package = importlib.import_module(f"engines.{game}")
+    return [Slot(group, n, ident) for group in package.manifest() for n, ident in enumerate(group.ids(), start=1)]
+
+
+def components(game: str) -> Components:
+    return importlib.import_module(f"engines.{game}").COMPONENTS
+
+
+def choice_label(choice: dict) -> str:
+    """What the owner sees for a way to complete a component: its values, briefly."""
+    parts = []
+    for value in choice.values():
+        parts.append("+".join(map(str, value)) if isinstance(value, list) else str(value))
+    return " ".join(parts)
+
+
+class Progress:
+    """Where each game's guided enrolment stands (`tablemate:{table}:enrol`, game -> next position)."""
+
+    def __init__(self, tags: TagMap, table: str):
+        self.client = tags.client
+        self.key = f"tablemate:{table}:enrol"
+
+    def get(self, game: str) -> int:
+        value = self.client.hget(self.key, game)
+        return int(value) if value and value.isdigit() else 0
+
+    def set(self, game: str, position: int) -> None:
+        self.client.hset(self.key, game, position)
+
+    def clear(self, game: str) -> None:
+        self.client.hdel(self.key, game)
+
+
+def guided(tags: TagMap, progress: Progress, game: str, start: int = 0) -> Flow:
+    """Enrol `game`'s components from position `start`; returns the closing message."""
+    todo = slots(game)
+    spec = components(game)
+    position = start
+    while position < len(todo):
+        slot = todo[position]
+        answer = yield Tap(f"Tap: {slot.label}", ANY_TAG, done="skip", note=f"{position + 1} of {len(todo)}", back=True)
+        if answer is BACK:
+            position = max(0, position - 1)
+        elif answer is None:
+            position += 1
+        else:
+            uid, existing = answer
+            if not (yield from _record(tags, spec, game, slot, uid, existing)):
+                continue
+            position += 1
+        progress.set(game, position)
+    progress.clear(game)
+    return f"{engines.get(game).title}: all {len(todo)} enrolled"
+
+
+def _record(tags: TagMap, spec: Components, game: str, slot: Slot, uid: str, existing: TagEntry | None) -> Flow:
+    """Record `uid` as `slot`'s component; False when the owner keeps what the tag already was."""
+    if existing is not None and not (existing.game == game and existing.descriptor.get("id") == slot.id):
+        keep = yield Choose.of(f"Already: {existing.label or existing.kind}", [("Keep it", True), (f"Make it {slot.label}", False)])
+        if keep:
+            return False
+    descriptor = {"id": slot.id, **slot.group.known}
+    if slot.group.ask:
+        options = spec.choices(slot.group.kind, slot.group.known)
+        descriptor.update((yield Choose.of(f"{slot.label}: it shows?", [(choice_label(c), c) for c in options])))
+    previous = tags.find(game, slot.id)
+    if previous is not None and previous != uid:
+        tags.forget(previous)
+    tags.set(uid, TagEntry(game, slot.group.kind, descriptor, slot.label))
+    return True

@@ -1,0 +1,96 @@
+"""Tag files: the enrolled tag map as TOML a person can read and edit (`tablemate tags export/import`).
+
+    [tags.04a1b2c3]
+    game = "thurn_und_taxis"
+    kind = "card"
+    label = "Nürnberg 2/3"
+
+    [tags.04a1b2c3.descriptor]
+    id = "nuernberg-2"
+    city = "nuernberg"
+
+An import is checked as a whole before anything is written: every entry against its game's component
+description (engines.<game>.COMPONENTS), no UID twice, no component on two tags. One bad entry
+refuses the file, and the message names its line.
+"""
+
+import importlib
+import tomllib
+from pathlib import Path
+
+import tomli_w
+
+import engines
+
+from .tagmap import TagEntry, normalise_uid
+
+
+class BadTagFile(ValueError):
+    """A tag file that cannot be imported; the message names the file and the line."""
+
+
+def export_text(entries: list[tuple[str, TagEntry]], table: str) -> str:
+    header = f"# tablemate tag map of table {table!r}: {len(entries)} tags. Edit, then `tablemate tags import`.\n\n"
+    data = {
+        "tags": {
+            uid: {"game": e.game, "kind": e.kind, "label": e.label, "descriptor": e.descriptor} for uid, e in entries
+        }
+    }
+    return header + tomli_w.dumps(data)
+
+
+def parse(text: str, source: str = "tag file") -> dict[str, TagEntry]:
+    """The entries of a tag file's text, all checked; BadTagFile names the first bad line."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise BadTagFile(f"{source}: not valid TOML: {error}") from None
+    if set(data) != {"tags"} or not isinstance(data["tags"], dict):
+        raise BadTagFile(f"{source}: a tag file holds one table, [tags], with one [tags.<uid>] entry per tag")
+    lines = text.splitlines()
+    entries: dict[str, TagEntry] = {}
+    components: dict[tuple[str, str], str] = {}
+    for raw_uid, raw in data["tags"].items():
+        where = f"{source}, line {_line_of(lines, raw_uid)} ([tags.{raw_uid}])"
+        uid = normalise_uid(raw_uid)
+        if not uid or any(c not in "0123456789abcdef" for c in uid) or len(uid) % 2:
+            raise BadTagFile(f"{where}: {raw_uid!r} is not a tag UID (hex bytes)")
+        if uid in entries:
+            raise BadTagFile(f"{where}: UID {uid} appears twice")
+        entry = _entry(where, raw)
+        key = (entry.game, entry.descriptor["id"])
+        if key in components:
+            raise BadTagFile(f"{where}: component {key[1]!r} of {entry.game} is already on tag {components[key]}")
+        components[key] = uid
+        entries[uid] = entry
+    return entries
+
+
+def load(path: str | Path) -> dict[str, TagEntry]:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise BadTagFile(f"{path}: cannot read it ({error})") from None
+    return parse(text, str(path))
+
+
+def _entry(where: str, raw: object) -> TagEntry:
+    if not isinstance(raw, dict) or set(raw) - {"game", "kind", "label", "descriptor"} or not {"game", "kind", "descriptor"} <= set(raw):
+        raise BadTagFile(f"{where}: an entry has game, kind, descriptor and optionally label")
+    game, kind, label, descriptor = raw["game"], raw["kind"], raw.get("label", ""), raw["descriptor"]
+    if game not in engines.names():
+        raise BadTagFile(f"{where}: unknown game {game!r}; the games are {', '.join(engines.names())}")
+    if not isinstance(label, str):
+        raise BadTagFile(f"{where}: label must be text")
+    problem = importlib.import_module(f"engines.{game}").COMPONENTS.descriptor_problem(kind, descriptor)
+    if problem:
+        raise BadTagFile(f"{where}: {problem}")
+    return TagEntry(game, kind, descriptor, label)
+
+
+def _line_of(lines: list[str], uid: str) -> int:
+    """The line where the entry of `uid` begins (its first mention), for messages."""
+    for number, line in enumerate(lines, start=1):
+        if uid in line:
+            return number
+    return 0
