@@ -13,6 +13,7 @@ import re
 import threading
 from typing import AsyncIterator, Callable, NamedTuple
 
+import redis
 from starlette.concurrency import run_in_threadpool
 
 from ..journal import OUTAGE
@@ -85,14 +86,17 @@ class Hub:
             try:
                 pubsub = connect(self.store_url).pubsub(ignore_subscribe_messages=True)
                 pubsub.subscribe(self.channel)
+                if down:
+                    log.warning("live updates resumed")
                 down = False
                 self._notify("subscribed")
                 while not self._stopping.is_set():
                     if pubsub.get_message(timeout=POLL_S) is not None:
                         self._notify("update")
-            except OUTAGE:
+            except (*OUTAGE, redis.RedisError) as error:  # a refusal too (a password asked): try again later
                 if not down:
                     down = True
+                    log.warning("live updates paused: %s", error)
                     self._notify("down")
                 self._stopping.wait(RETRY_S)
             finally:
