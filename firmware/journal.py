@@ -176,11 +176,22 @@ class Journal:
             )
         except (KeyError, ValueError) as error:
             raise CorruptJournal(f"{where}: unreadable header ({error})") from None
-        for expected, (entry_id, fields) in enumerate(self.client.xrange(self.log_key(gid)), start=1):
+        record.entries = self.entries(gid)
+        return record
+
+    def entries(self, gid: str, after: int = 0, upto: int | None = None) -> list[tuple[str, dict | None]]:
+        """Game `gid`'s entries numbered after `after` (up to `upto`), checked: CorruptJournal names a
+        missing or unreadable entry, so a damaged game is never silently shortened."""
+        where = f"game {gid}"
+        stored = self.client.xrange(self.log_key(gid), min=f"{after + 1}-0", max="+" if upto is None else f"{upto}-0")
+        found = []
+        for expected, (entry_id, fields) in enumerate(stored, start=after + 1):
             if entry_id != f"{expected}-0":
                 raise CorruptJournal(f"{where}: entry {expected}-0 is missing (found {entry_id} instead)")
-            record.entries.append(_parse_entry(where, entry_id, fields))
-        return record
+            found.append(_parse_entry(where, entry_id, fields))
+        if upto is not None and after + len(found) != upto:
+            raise CorruptJournal(f"{where}: entry {after + len(found) + 1}-0 is missing")
+        return found
 
 
 def _parse_entry(where: str, entry_id: str, fields: dict) -> tuple[str, dict | None]:

@@ -16,7 +16,7 @@ from typing import Iterator
 import engines
 import redis
 
-from ..journal import OUTAGE, CorruptJournal, GameRecord, Journal, _parse_entry
+from ..journal import OUTAGE, CorruptJournal, GameRecord, Journal
 from .replay import Replay
 
 #: What a game id may look like before it gets anywhere near Redis (no `:`, `*`, `/`, `..`).
@@ -96,17 +96,9 @@ class Reader:
         return replay
 
     def _grown(self, record: GameRecord, n: int) -> GameRecord:
-        """`record` with the entries stored after it, up to entry `n`, read and checked as the journal does."""
-        known, where = len(record.entries), f"game {record.gid}"
-        added = self.journal.client.xrange(self.journal.log_key(record.gid), min=f"{known + 1}-0", max=f"{n}-0")
-        entries = list(record.entries)
-        for expected, (entry_id, fields) in enumerate(added, start=known + 1):
-            if entry_id != f"{expected}-0":
-                raise CorruptJournal(f"{where}: entry {expected}-0 is missing (found {entry_id} instead)")
-            entries.append(_parse_entry(where, entry_id, fields))
-        if len(entries) != n:
-            raise CorruptJournal(f"{where}: entry {len(entries) + 1}-0 is missing")
-        return replace(record, entries=entries)
+        """`record` with the entries stored after it, up to entry `n`, read and checked by the journal."""
+        added = self.journal.entries(record.gid, after=len(record.entries), upto=n)
+        return replace(record, entries=record.entries + added)
 
     def _summary(self, gid: str, n: int, current: bool) -> dict:
         known = self._summaries.get(gid)

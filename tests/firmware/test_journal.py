@@ -110,3 +110,13 @@ def test_real_redis_outage_then_recovery(redis_server):
     redis_server.start()
     assert journal.flush()
     assert journal.load("g1").actions == [{"n": 1}, {"n": 2}, {"n": 3}]
+
+
+def test_entries_after_a_known_count(journal):
+    journal.begin_game("g1", "thurn_und_taxis", ["Ana", "Ben"], {})
+    for n in range(1, 5):
+        journal.append("g1", n, {"n": n})
+    assert journal.entries("g1", after=2) == [("action", {"n": 3}), ("action", {"n": 4})]
+    assert journal.entries("g1", after=1, upto=2) == [("action", {"n": 2})]
+    with pytest.raises(CorruptJournal, match="entry 5-0 is missing"):
+        journal.entries("g1", after=2, upto=6)
