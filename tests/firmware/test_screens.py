@@ -1,0 +1,58 @@
+"""Every screen against its golden image (bundled bitmap fonts: identical on every machine).
+
+Run with UPDATE_GOLDEN=1 to write the images again after an intended change, then look at them.
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageChops
+
+from firmware.screens import Screen
+from firmware.views import ChooserView, FlashView, MessageView, OverView, Row, ScoreView, TapView
+
+GOLDEN = Path(__file__).parent / "golden"
+FIVE = (Row("Ana", 23), Row("Ben", 17, True), Row("Cy", 9), Row("Dee", 31), Row("Eve", 4))
+GRID = tuple((r, c, (r, c) in {(1, 1), (1, 2), (4, 3)}) for r in range(8) for c in range(8) if (r, c) not in {(0, 0), (0, 7), (7, 0), (7, 7), (3, 3), (3, 4), (4, 3), (4, 4)})
+
+VIEWS = {
+    "game_select": ChooserView("Which game?", ("Taj Mahal", "Maharani", "Mongols", "Thurn und Taxis"), 0),
+    "setup_players": ChooserView("Taj Mahal: players?", ("3 players", "4 players", "5 players"), 2),
+    "scoreboard_5": ScoreView("Taj Mahal", "Round 3/12", FIVE, "Ben: play or out", "Ana: vizier, crown"),
+    "scoreboard_3": ScoreView("Thurn und Taxis", "Round 4", FIVE[:3], "Ben: close or end", "Ben: Ulm"),
+    "hint_taj_mahal": ScoreView("Taj Mahal", "Round 3/12", FIVE, "Ben: play or out", "Ana: vizier, crown", "Out now: monk +2"),
+    "hint_thurn_und_taxis": ScoreView("Thurn und Taxis", "Round 4", FIVE[:3], "Ben: lay a card", "Ana: Lodz", "Fit Augsb Kempt|Innsb"),
+    "hint_mongols": ScoreView("Mongols", "Round 2", FIVE[:4], "Ben: roll or stop", "Ben rolls 3+4", "Bust 2d 17%"),
+    "hint_maharani_space": ChooserView("Which space?", ("Q1 b1 +1", "Q1 c1 +2", "Q1 d1", "Q1 a2 +1", "Q1 b2"), 1, cells=GRID, mark=(0, 2)),
+    "chooser": ChooserView("Ben: palace where?", ("agra-1", "agra-2", "agra-3", "agra-4", "agra-5", "agra-6", "agra-7"), 5),
+    "prompt_tap": TapView("Round 3: tap the province tile", title="Taj Mahal"),
+    "enrolment": TapView("Tap: Nürnberg 2/3", done="skip", title="Thurn und Taxis", note="15 of 66"),
+    "event_flash": FlashView(("Ben: vizier, crown, province",)),
+    "error_flash": FlashView(("Play red: you began in red",), error=True),
+    "game_over": OverView("Taj Mahal", ((1, "Dee", 61), (2, "Ana", 55), (2, "Ben", 55), (4, "Cy", 40), (5, "Eve", 12)), ("Dee",)),
+    "store_warning": ScoreView("Maharani", "Round 5", FIVE[:4], "Cy: place or refresh", "Ben: +3 gold", offline=True),
+    "journal_problem": MessageView("Journal problem", ("game 20261121-1201-ab12: entry 12-0 holds no readable action", "Hold undo: menu")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VIEWS))
+def test_screen_matches_its_golden_image(name):
+    image = Screen().render(VIEWS[name])
+    assert image.size == (128, 64) and image.mode == "1"
+    path = GOLDEN / f"{name}.png"
+    if os.environ.get("UPDATE_GOLDEN"):
+        image.save(path)
+    golden = Image.open(path)
+    assert ImageChops.difference(image, golden).getbbox() is None, f"{name} differs from {path}"
+
+
+def test_long_names_and_letters_outside_the_font_are_drawn_not_raised():
+    """The bundled fonts are Latin-1: a Polish name or a long one must still draw (cut, with '?')."""
+    for view in (
+        ScoreView("Thurn und Taxis", "Round 12", (Row("Maximilian-Alexander", 123, True), Row("Łukasz", -20)), "Łukasz: lay a card", "Łódź → Pilsen"),
+        FlashView(("x" * 200,)),
+        ChooserView("Whose hand? ☺", ("Łukasz", "Zoë"), 0),
+        TapView("Tap: Łódź", title="✓"),
+    ):
+        assert Screen().render(view).getbbox() is not None
