@@ -75,6 +75,11 @@ def replace(old, new, text=BASE):
 
 # -- the shipped profiles -------------------------------------------------------------------------
 
+@pytest.mark.parametrize("path", sorted(CONFIG.glob("*.toml")), ids=lambda path: path.name)
+def test_every_shipped_profile_loads(path):
+    assert load_profile(path).path == path
+
+
 def test_the_desktop_profile_has_a_mock_reader_per_seat_and_a_shared_one():
     profile = load_profile(CONFIG / "desktop.toml")
     assert profile.store.url == "memory://"
