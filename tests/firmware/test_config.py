@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from gpiozero.pins.mock import MockFactory
+from PIL import Image
 
 from drivers.buttons import ButtonEvent, open_buttons
 from drivers.display import open_display
@@ -113,7 +114,6 @@ def test_the_desktop_profile_opens_every_driver(capsys):
         buttons.factory.pin(buttons.pin("undo")).drive_low()
         clock.advance(1.0)
         buttons.update()
-        from PIL import Image
         display.show(Image.new("1", (128, 64), 1))
     finally:
         readers.close()
