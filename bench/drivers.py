@@ -50,10 +50,7 @@ def ours() -> dict:
     clock = FakeClock()
     bus = FakeBus(clock)
     chip = bus.add_chip(0, 0)
-    spi = bus.module().SpiDev()
-    spi.open(0, 0)
-    spi.max_speed_hz = 1_000_000
-    rc522 = Rc522(spi, clock.sleep)
+    rc522 = Rc522(bus.connect(0, 0), clock.sleep)
     rc522.init()
     return _scenarios(clock, chip, rc522.scan, lambda result: result if result is None or isinstance(result, str)
                       else repr(result))

@@ -316,6 +316,13 @@ class FakeBus:
         chip = self.chips[bus, device] = FakeRc522(self.clock, **kwargs)
         return chip
 
+    def connect(self, bus: int, device: int, speed_hz: int = 1_000_000) -> "FakeSpiDev":
+        """An open spidev handle on (bus, device), as a driver would get it."""
+        spi = self.module().SpiDev()
+        spi.open(bus, device)
+        spi.max_speed_hz = speed_hz
+        return spi
+
     def module(self) -> types.ModuleType:
         """A module to put in sys.modules["spidev"]."""
         module = types.ModuleType("spidev")

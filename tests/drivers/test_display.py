@@ -14,6 +14,9 @@ from .support import assert_golden_image, assert_golden_text
 
 SSD1306_COLUMNADDR, SSD1306_PAGEADDR, DISPLAYOFF = 0x21, 0x22, 0xAE
 
+# luma.oled 3.16 still calls Image.getdata, which Pillow 13 deprecates: not ours to fix.
+pytestmark = pytest.mark.filterwarnings("ignore:Image.Image.getdata is deprecated:DeprecationWarning")
+
 
 def sample_frame() -> Image.Image:
     """A scoreboard-like frame using every bundled font, with Latin-1 letters."""

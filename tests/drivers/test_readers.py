@@ -264,10 +264,7 @@ def test_an_unreadable_poll_is_neither_a_sighting_nor_an_empty_field():
 def open_chip(clock, cards=()):
     bus = FakeBus(clock)
     chip = bus.add_chip(0, 0)
-    spi = bus.module().SpiDev()
-    spi.open(0, 0)
-    spi.max_speed_hz = 1_000_000
-    rc522 = Rc522(spi, clock.sleep)
+    rc522 = Rc522(bus.connect(0, 0), clock.sleep)
     assert rc522.init() == "v2.0"
     for uid in cards:
         chip.place(FakeCard(uid))

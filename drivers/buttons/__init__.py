@@ -1,0 +1,202 @@
+"""The table's buttons, by role, as events: gpiozero Buttons (and an optional rotary encoder).
+
+    panel = open_buttons(profile.buttons, events.put)
+    ...   # ButtonEvent(role, kind="press"|"hold"|"turn", seat, steps)
+    panel.close()
+
+Roles: withdraw, pass, undo, next, ok, and a withdraw button per seat (role "withdraw" with its
+seat). A press is reported on release when shorter than hold_ms; a hold is reported once when the
+button has been down for hold_ms, and its release reports nothing (see debounce.py). The encoder
+reports ButtonEvent("encoder", "turn", None, steps=+1) per detent clockwise, -1 counter-clockwise.
+Wire each button between its GPIO (BCM numbering) and ground: the internal pull-up is used.
+
+Drivers: "gpio" (gpiozero's default pin factory: lgpio on a Pi), "mock" (a private gpiozero
+MockFactory, `panel.factory`; drive `panel.factory.pin(panel.pin("undo"))` low to press), "none".
+Callbacks come from gpiozero's thread on a Pi and synchronously under the mock; a small thread
+times debouncing and holds. Tests inject a clock and call `panel.update()` after moving it.
+"""
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .debounce import Debouncer
+
+log = logging.getLogger(__name__)
+
+ROLES = ("withdraw", "pass", "undo", "next", "ok")
+DRIVERS = ("gpio", "mock", "none")
+KINDS = ("press", "hold", "turn")
+TICK = 0.005  # how often the timing thread looks while a button settles or may become a hold
+
+__all__ = ["DRIVERS", "KINDS", "ROLES", "ButtonError", "ButtonEvent", "ButtonPanel", "ButtonSpec", "Debouncer",
+           "open_buttons"]
+
+
+class ButtonError(Exception):
+    """The buttons cannot be set up (a bad spec, no GPIO access)."""
+
+
+@dataclass(frozen=True)
+class ButtonEvent:
+    """A button press or hold, or an encoder turn (`steps` = +1 clockwise, -1 counter-clockwise)."""
+
+    role: str
+    kind: str
+    seat: int | None = None
+    steps: int = 0
+
+
+@dataclass(frozen=True)
+class ButtonSpec:
+    """The profile's [buttons] and [encoder]: BCM pins by role and by seat, timing in milliseconds."""
+
+    driver: str = "none"
+    pins: Mapping[str, int] = field(default_factory=dict)
+    seat_withdraw: Mapping[int, int] = field(default_factory=dict)
+    encoder: tuple[int, int] | None = None
+    bounce_ms: int = 20
+    hold_ms: int = 800
+
+
+Sink = Callable[[ButtonEvent], object]
+
+
+class ButtonPanel:
+    """The open buttons. `close()` releases their pins only (idempotent)."""
+
+    def __init__(self, spec: ButtonSpec, sink: Sink, *, pin_factory: Any = None,
+                 clock: Callable[[], float] = time.monotonic):
+        _check(spec)
+        self._sink = sink
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._closed = False
+        self._keys: dict[tuple[str, int | None], tuple[Any, Debouncer]] = {}
+        self._pins: dict[tuple[str, int | None], int] = {}
+        self.encoder: Any = None
+        if pin_factory is None and spec.driver == "mock":
+            from gpiozero.pins.mock import MockFactory
+
+            pin_factory = MockFactory()
+        self.factory = pin_factory
+        self._thread: threading.Thread | None = None
+        if spec.driver == "none":
+            return
+        try:
+            self._open(spec)
+        except BaseException:
+            self._release()
+            raise
+        self._thread = threading.Thread(target=self._run, name="tablemate-buttons", daemon=True)
+        self._thread.start()
+
+    def pin(self, role: str, seat: int | None = None) -> int:
+        """The GPIO of a role's button (with `seat` for a seat's own withdraw button)."""
+        return self._pins[role, seat]
+
+    def update(self) -> None:
+        """Report whatever debouncing and holds make due at the clock's current time."""
+        with self._lock:
+            if self._closed:
+                return
+            now = self._clock()
+            for (role, seat), (_button, debouncer) in self._keys.items():
+                self._emit(role, seat, debouncer.step(now))
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join()
+        self._release()
+
+    def __enter__(self) -> "ButtonPanel":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- internals -------------------------------------------------------------------------------
+    def _open(self, spec: ButtonSpec) -> None:
+        from gpiozero import Button, RotaryEncoder
+        from gpiozero.exc import BadPinFactory
+
+        wanted = [((role, None), pin) for role, pin in spec.pins.items()]
+        wanted += [(("withdraw", seat), pin) for seat, pin in sorted(spec.seat_withdraw.items())]
+        bounce, hold = spec.bounce_ms / 1000, spec.hold_ms / 1000
+        try:
+            for key, pin in wanted:
+                button = Button(pin, pull_up=True, bounce_time=None, pin_factory=self.factory)
+                debouncer = Debouncer(bounce=bounce, hold=hold, pressed=button.is_pressed, now=self._clock())
+                self._keys[key] = (button, debouncer)
+                self._pins[key] = pin
+                button.when_pressed = self._edge_handler(key, True)
+                button.when_released = self._edge_handler(key, False)
+            if spec.encoder is not None:
+                self.encoder = RotaryEncoder(*spec.encoder, max_steps=0, pin_factory=self.factory)
+                self.encoder.when_rotated_clockwise = lambda: self._sink(ButtonEvent("encoder", "turn", None, 1))
+                self.encoder.when_rotated_counter_clockwise = lambda: self._sink(ButtonEvent("encoder", "turn", None, -1))
+        except BadPinFactory as error:
+            raise ButtonError(f"no GPIO access ({error}): on a Pi install lgpio (pip install lgpio); "
+                              "on a desktop set [buttons] driver = \"mock\" or \"none\"") from None
+
+    def _edge_handler(self, key: tuple[str, int | None], pressed: bool) -> Callable[[], None]:
+        def handle() -> None:
+            with self._lock:
+                if not self._closed:
+                    self._emit(*key, self._keys[key][1].edge(pressed, self._clock()))
+            self._wake.set()
+
+        return handle
+
+    def _emit(self, role: str, seat: int | None, kinds: list[str]) -> None:
+        for kind in kinds:
+            self._sink(ButtonEvent(role, kind, seat))
+
+    def _busy(self) -> bool:
+        with self._lock:
+            return any(debouncer.busy for _button, debouncer in self._keys.values())
+
+    def _run(self) -> None:
+        while not self._closed:
+            self._wake.wait(TICK if self._busy() else None)
+            self._wake.clear()
+            self.update()
+
+    def _release(self) -> None:
+        devices = [button for button, _debouncer in self._keys.values()]
+        if self.encoder is not None:
+            devices.append(self.encoder)
+        for device in devices:
+            try:
+                device.close()
+            except Exception as error:  # releasing one pin must not keep the others held
+                log.warning("button on %s: closing failed: %s", device, error)
+
+
+def _check(spec: ButtonSpec) -> None:
+    if spec.driver not in DRIVERS:
+        raise ButtonError(f"buttons driver {spec.driver!r}: choose one of {', '.join(DRIVERS)}")
+    unknown = sorted(set(spec.pins) - set(ROLES))
+    if unknown:
+        raise ButtonError(f"unknown button role(s) {', '.join(unknown)}: the roles are {', '.join(ROLES)}")
+    pins = list(spec.pins.values()) + list(spec.seat_withdraw.values()) + list(spec.encoder or ())
+    doubles = sorted({pin for pin in pins if pins.count(pin) > 1})
+    if doubles:
+        raise ButtonError(f"GPIO {', '.join(map(str, doubles))} used by more than one button")
+    if spec.bounce_ms < 0 or spec.hold_ms <= spec.bounce_ms:
+        raise ButtonError(f"hold_ms ({spec.hold_ms}) must exceed bounce_ms ({spec.bounce_ms}) >= 0")
+
+
+def open_buttons(spec: ButtonSpec, sink: Sink, *, pin_factory: Any = None,
+                 clock: Callable[[], float] = time.monotonic) -> ButtonPanel:
+    """Open the buttons the spec names; every ButtonEvent goes to `sink` (the firmware's queue.put)."""
+    return ButtonPanel(spec, sink, pin_factory=pin_factory, clock=clock)

@@ -1,0 +1,417 @@
+"""Configuration profiles: one TOML file per machine (config/pi.toml, config/desktop.toml), validated
+whole at start, so a wrong key stops the program with a message naming the file and the key.
+
+    profile = load_profile("config/pi.toml")   # ProfileError if anything is wrong
+
+Sections and keys (defaults in brackets; every other key is an error):
+
+[table]          id            table id, the Redis key prefix (tablemate:{id}:...): a-z, 0-9, '-', '_'
+                 players       default player names offered at setup (list of unique names); its length
+                               is the number of seats
+                 game          game selected at start [none]: a name from engines.names()
+[store]          url           "memory://" (in-process fakeredis) or "redis://host:port/db" (or rediss://,
+                               unix://): required, so a Pi never silently keeps its games in memory
+[display]        driver        ssd1306 | sh1106 | dummy | terminal | png
+                 interface     i2c | spi [i2c]            (ssd1306, sh1106)
+                 port, address I2C bus number [1] and address [0x3C]          (interface i2c)
+                 bus, device   SPI bus [0] and chip select [0]; dc [24] and rst [25] GPIOs (interface spi)
+                 rotate        0 | 180 [0]                (ssd1306, sh1106, dummy)
+                 on_stop       paused | blank ["paused"]: what the panel shows once tablemate stops
+                 png_dir       directory for numbered PNG frames (png; relative to this file)
+                 png_scale     pixel size in the PNGs, 1-16 [1]            (png)
+                 terminal_style braille | halfblock ["braille"]           (terminal)
+[[readers]]      name          unique reader name
+                 driver        mock | mfrc522
+                 seat          seat number (0 .. players-1) or "shared"
+                 bus, device   SPI0: bus 0, device 0-1 (CE0/CE1); SPI1: bus 1, device 0-2 (mfrc522)
+                 rst           the reader's own reset GPIO (mfrc522, required)
+                 spi_hz        SPI clock [1000000], 100000-10000000 (mfrc522)
+[reader_timing]  poll_ms       one round of reader polls every poll_ms [50], 5-1000
+                 gap_ms        a card is removed once its reader has been empty for gap_ms [500];
+                               at least 3 x poll_ms, so one missed poll never splits a tap in two
+[buttons]        driver        gpio | mock | none ["none"]; mock = gpiozero's MockFactory (desktop)
+                 bounce_ms     a level counts once stable this long [20], 0-200
+                 hold_ms       a press this long is a "hold" [800], more than bounce_ms
+                 pins          table: role -> GPIO, roles withdraw, pass, undo, next, ok
+                 seat_withdraw table: seat -> GPIO ("0" = 12): a withdraw button per seat
+[encoder]        a, b          rotary encoder GPIOs (needs buttons driver gpio or mock)
+[web]            enabled [false], bind ["127.0.0.1"], port [8080]
+[hints]          enabled [true]; games: table of game name -> bool, overriding enabled per game
+
+GPIOs are BCM numbers 0-27, each used once across buttons, encoder, reader resets and the SPI display's
+dc/rst lines, and never one of the pins a bus in use takes (SPI0 7-11, SPI1 16-21, I2C1 2-3).
+Each reader's SPI bus/device (and the SPI display's) is used once.
+"""
+
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import engines
+from drivers.buttons import ROLES, ButtonSpec
+from drivers.buttons import DRIVERS as BUTTON_DRIVERS
+from drivers.display import DRIVERS as DISPLAY_DRIVERS
+from drivers.display import INTERFACES, ON_STOP, ROTATIONS, STYLES, DisplaySpec
+from drivers.readers import DRIVERS as READER_DRIVERS
+from drivers.readers import ReaderSpec, ReaderTiming
+
+PANELS = ("ssd1306", "sh1106")
+STORE_SCHEMES = ("memory", "redis", "rediss", "unix")
+SPI_DEVICES = {0: (0, 1), 1: (0, 1, 2)}
+BUS_PINS = {
+    "SPI0": {7: "CE1", 8: "CE0", 9: "MISO", 10: "MOSI", 11: "SCLK"},
+    "SPI1": {16: "CS2", 17: "CS1", 18: "CS0", 19: "MISO", 20: "MOSI", 21: "SCLK"},
+    "I2C1": {2: "SDA", 3: "SCL"},
+}
+_TABLE_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
+_GAME_NAME = re.compile(r"[a-z][a-z0-9_]*")
+_REQUIRED = object()
+
+
+class ProfileError(ValueError):
+    """A profile that cannot be used; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    id: str
+    players: tuple[str, ...]
+    game: str | None = None
+
+
+@dataclass(frozen=True)
+class StoreConfig:
+    url: str
+
+
+@dataclass(frozen=True)
+class WebConfig:
+    enabled: bool = False
+    bind: str = "127.0.0.1"
+    port: int = 8080
+
+
+@dataclass(frozen=True)
+class HintsConfig:
+    enabled: bool = True
+    games: Mapping[str, bool] = field(default_factory=dict)
+
+    def enabled_for(self, game: str) -> bool:
+        """Whether hints are on for this game (its own setting, else the general one)."""
+        return self.games.get(game, self.enabled)
+
+
+@dataclass(frozen=True)
+class Profile:
+    path: Path
+    table: TableConfig
+    store: StoreConfig
+    display: DisplaySpec
+    readers: tuple[ReaderSpec, ...]
+    reader_timing: ReaderTiming
+    buttons: ButtonSpec
+    web: WebConfig
+    hints: HintsConfig
+
+
+def load_profile(path: str | Path) -> Profile:
+    """Read and validate a profile; any problem raises ProfileError naming the file and the key."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ProfileError(f"{path}: no such profile file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ProfileError(f"{path}: cannot be read: {error}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ProfileError(f"{path}: not valid TOML: {error}") from None
+    return _Loader(path, data).profile()
+
+
+class _Section:
+    """A TOML table being read: typed getters that name the key on error, and a check for leftovers."""
+
+    def __init__(self, file: Path, prefix: str, data: Any):
+        self.file = file
+        self.prefix = prefix
+        if not isinstance(data, dict):
+            self.fail("", f"must be a table, not {_kind(data)}")
+        self.data = data
+        self.used: set[str] = set()
+
+    def fail(self, key: str, message: str) -> None:
+        name = f"{self.prefix}.{key}" if self.prefix and key else self.prefix or key
+        raise ProfileError(f"{self.file}: {name}: {message}")
+
+    def has(self, key: str) -> bool:
+        return key in self.data
+
+    def get(self, key: str, kind: type | tuple[type, ...], default: Any = _REQUIRED) -> Any:
+        self.used.add(key)
+        if key not in self.data:
+            if default is _REQUIRED:
+                self.fail(key, "is required")
+            return default
+        value = self.data[key]
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
+            self.fail(key, f"must be {' or '.join(_KIND_NAMES[k] for k in kinds)}, not {_kind(value)}")
+        return value
+
+    def integer(self, key: str, default: Any = _REQUIRED, *, low: int, high: int) -> int:
+        value = self.get(key, int, default)
+        if value is not None and not low <= value <= high:
+            self.fail(key, f"{value} is outside {low}..{high}")
+        return value
+
+    def choice(self, key: str, choices: tuple, default: Any = _REQUIRED) -> Any:
+        value = self.get(key, int if all(isinstance(c, int) for c in choices) else str, default)
+        if value not in choices:
+            self.fail(key, f"{value!r} is not one of {', '.join(map(str, choices))}")
+        return value
+
+    def table(self, key: str) -> "_Section":
+        self.used.add(key)
+        return _Section(self.file, f"{self.prefix}.{key}" if self.prefix else key, self.data.get(key, {}))
+
+    def refuse(self, keys: tuple[str, ...], reason: str) -> None:
+        """These keys make no sense here (they would be silently ignored): refuse them."""
+        for key in keys:
+            if key in self.data:
+                self.fail(key, f"does not apply {reason}")
+
+    def done(self) -> None:
+        unknown = sorted(set(self.data) - self.used)
+        if unknown:
+            self.fail(unknown[0], f"unknown key (known here: {', '.join(sorted(self.used))})")
+
+
+_KIND_NAMES = {str: "a string", int: "an integer", bool: "true or false", list: "a list", dict: "a table"}
+
+
+def _kind(value: Any) -> str:
+    for kind in (bool, str, int, float, list, dict):
+        if isinstance(value, kind):
+            return _KIND_NAMES.get(kind, "a number")
+    return type(value).__name__
+
+
+class _Loader:
+    """Builds the Profile section by section, collecting GPIO and SPI uses to check them together."""
+
+    SECTIONS = ("table", "store", "display", "readers", "reader_timing", "buttons", "encoder", "web", "hints")
+
+    def __init__(self, file: Path, data: dict):
+        self.file = file
+        self.root = _Section(file, "", data)
+        self.pins: dict[int, str] = {}  # GPIO -> the key that uses it
+        self.spi: dict[tuple[int, int], str] = {}  # (bus, device) -> the key that uses it
+        self.buses: dict[str, str] = {}  # bus name -> what uses it
+
+    def profile(self) -> Profile:
+        for key in self.root.data:
+            if key not in self.SECTIONS:
+                self.root.fail(key, f"unknown section (known: {', '.join(self.SECTIONS)})")
+        table = self.table()
+        store = self.store()
+        display = self.display()
+        readers = self.readers(len(table.players))
+        timing = self.timing()
+        buttons = self.buttons(len(table.players))
+        profile = Profile(self.file, table, store, display, readers, timing, buttons, self.web(), self.hints())
+        self.check_bus_pins()
+        return profile
+
+    # -- sections --------------------------------------------------------------------------------
+    def table(self) -> TableConfig:
+        section = self.root.table("table")
+        table_id = section.get("id", str)
+        if not _TABLE_ID.fullmatch(table_id):
+            section.fail("id", f"{table_id!r} must be 1-32 of a-z, 0-9, '-', '_' (it prefixes the Redis keys)")
+        players = section.get("players", list)
+        if not players:
+            section.fail("players", "must name at least one player")
+        for index, name in enumerate(players):
+            if not isinstance(name, str) or not name.strip() or name != name.strip():
+                section.fail("players", f"entry {index + 1} ({name!r}) must be a name without surrounding spaces")
+        if len(set(players)) != len(players):
+            section.fail("players", "names must be different")
+        game = section.get("game", str, None)
+        if game is not None and game not in engines.names():
+            section.fail("game", f"{game!r} is not one of {', '.join(engines.names())}")
+        section.done()
+        return TableConfig(table_id, tuple(players), game)
+
+    def store(self) -> StoreConfig:
+        section = self.root.table("store")
+        url = section.get("url", str)
+        scheme = urlsplit(url).scheme
+        if scheme not in STORE_SCHEMES or not url.startswith(f"{scheme}:"):
+            section.fail("url", f"{url!r} must start with memory://, redis://, rediss:// or unix://")
+        section.done()
+        return StoreConfig(url)
+
+    def display(self) -> DisplaySpec:
+        section = self.root.table("display")
+        driver = section.choice("driver", DISPLAY_DRIVERS)
+        values: dict[str, Any] = {"driver": driver,
+                                  "on_stop": section.choice("on_stop", ON_STOP, "paused")}
+        panel = driver in PANELS
+        if panel:
+            values["interface"] = section.choice("interface", INTERFACES, "i2c")
+        else:
+            section.refuse(("interface",), f"to the {driver} display")
+        if driver in PANELS + ("dummy",):
+            values["rotate"] = section.choice("rotate", ROTATIONS, 0)
+        else:
+            section.refuse(("rotate",), f"to the {driver} display")
+        i2c_keys, spi_keys = ("port", "address"), ("bus", "device", "dc", "rst")
+        if panel and values["interface"] == "i2c":
+            section.refuse(spi_keys, "to an I2C display")
+            values["port"] = section.integer("port", 1, low=0, high=22)
+            values["address"] = section.integer("address", 0x3C, low=0x03, high=0x77)
+            if values["port"] == 1:
+                self.buses["I2C1"] = "the display"
+        elif panel:
+            section.refuse(i2c_keys, "to an SPI display")
+            values["bus"] = section.integer("bus", 0, low=0, high=1)
+            values["device"] = section.choice("device", SPI_DEVICES[values["bus"]], 0)
+            self.use_spi(section, values["bus"], values["device"], "the display")
+            values["dc"] = self.use_pin(section, "dc", section.integer("dc", 24, low=0, high=27))
+            values["rst"] = self.use_pin(section, "rst", section.integer("rst", 25, low=0, high=27))
+        else:
+            section.refuse(i2c_keys + spi_keys, f"to the {driver} display")
+        if driver == "png":
+            png_dir = Path(section.get("png_dir", str))
+            values["png_dir"] = str(png_dir if png_dir.is_absolute() else self.file.parent / png_dir)
+            values["png_scale"] = section.integer("png_scale", 1, low=1, high=16)
+        else:
+            section.refuse(("png_dir", "png_scale"), f"to the {driver} display")
+        if driver == "terminal":
+            values["terminal_style"] = section.choice("terminal_style", STYLES, "braille")
+        else:
+            section.refuse(("terminal_style",), f"to the {driver} display")
+        section.done()
+        return DisplaySpec(**values)
+
+    def readers(self, seats: int) -> tuple[ReaderSpec, ...]:
+        self.root.used.add("readers")
+        entries = self.root.data.get("readers", [])
+        if not isinstance(entries, list):
+            self.root.fail("readers", "must be an array of tables: [[readers]]")
+        specs, names = [], set()
+        for index, entry in enumerate(entries):
+            section = _Section(self.file, f"readers[{index}]", entry)
+            name = section.get("name", str)
+            if not name.strip() or name in names:
+                section.fail("name", f"{name!r} must be a unique, non-empty name")
+            names.add(name)
+            driver = section.choice("driver", READER_DRIVERS)
+            seat = section.get("seat", (int, str))
+            if seat == "shared":
+                seat = None
+            elif isinstance(seat, str) or not 0 <= seat < seats:
+                section.fail("seat", f"{seat!r} must be \"shared\" or a seat 0..{seats - 1} "
+                                     f"(table.players names {seats} players)")
+            values: dict[str, Any] = {"name": name, "driver": driver, "seat": seat}
+            if driver == "mfrc522":
+                bus = values["bus"] = section.integer("bus", low=0, high=1)
+                values["device"] = section.choice("device", SPI_DEVICES[bus])
+                self.use_spi(section, bus, values["device"], f"reader {name!r}")
+                values["rst"] = self.use_pin(section, "rst", section.integer("rst", low=0, high=27))
+                values["spi_hz"] = section.integer("spi_hz", 1_000_000, low=100_000, high=10_000_000)
+            else:
+                section.refuse(("bus", "device", "rst", "spi_hz"), "to a mock reader")
+            section.done()
+            specs.append(ReaderSpec(**values))
+        return tuple(specs)
+
+    def timing(self) -> ReaderTiming:
+        section = self.root.table("reader_timing")
+        poll_ms = section.integer("poll_ms", 50, low=5, high=1000)
+        gap_ms = section.integer("gap_ms", 500, low=15, high=10_000)
+        if gap_ms < 3 * poll_ms:
+            section.fail("gap_ms", f"{gap_ms} must be at least 3 x poll_ms ({3 * poll_ms})")
+        section.done()
+        return ReaderTiming(poll_ms, gap_ms)
+
+    def buttons(self, seats: int) -> ButtonSpec:
+        section = self.root.table("buttons")
+        driver = section.choice("driver", BUTTON_DRIVERS, "none")
+        encoder_section = self.root.table("encoder")
+        if driver == "none":
+            section.refuse(("pins", "seat_withdraw", "bounce_ms", "hold_ms"), 'with driver = "none"')
+            if encoder_section.data:
+                self.root.fail("encoder", 'needs [buttons] driver = "gpio" or "mock"')
+            section.done()
+            return ButtonSpec(driver="none")
+        bounce_ms = section.integer("bounce_ms", 20, low=0, high=200)
+        hold_ms = section.integer("hold_ms", 800, low=bounce_ms + 1, high=10_000)
+        pins_section = section.table("pins")
+        pins = {}
+        for role in ROLES:
+            if pins_section.has(role):
+                pins[role] = self.use_pin(pins_section, role, pins_section.integer(role, low=0, high=27))
+        pins_section.done()
+        seat_section = section.table("seat_withdraw")
+        seat_withdraw = {}
+        for key in seat_section.data:
+            if not key.isdigit() or not int(key) < seats:
+                seat_section.fail(key, f"must be a seat 0..{seats - 1} (table.players names {seats} players)")
+            seat_withdraw[int(key)] = self.use_pin(seat_section, key, seat_section.integer(key, low=0, high=27))
+        section.done()
+        encoder = None
+        if encoder_section.data:
+            encoder = tuple(self.use_pin(encoder_section, key, encoder_section.integer(key, low=0, high=27))
+                            for key in ("a", "b"))
+            encoder_section.done()
+        return ButtonSpec(driver=driver, pins=pins, seat_withdraw=seat_withdraw, encoder=encoder,
+                          bounce_ms=bounce_ms, hold_ms=hold_ms)
+
+    def web(self) -> WebConfig:
+        section = self.root.table("web")
+        config = WebConfig(section.get("enabled", bool, False), section.get("bind", str, "127.0.0.1"),
+                           section.integer("port", 8080, low=1, high=65535))
+        section.done()
+        return config
+
+    def hints(self) -> HintsConfig:
+        section = self.root.table("hints")
+        enabled = section.get("enabled", bool, True)
+        games_section = section.table("games")
+        games = {}
+        for game in games_section.data:
+            if not _GAME_NAME.fullmatch(game):
+                games_section.fail(game, "is not a game name (lower-case letters, digits, '_')")
+            games[game] = games_section.get(game, bool)
+        games_section.done()
+        section.done()
+        return HintsConfig(enabled, games)
+
+    # -- shared resources ------------------------------------------------------------------------
+    def use_pin(self, section: _Section, key: str, pin: int) -> int:
+        where = f"{section.prefix}.{key}"
+        if pin in self.pins:
+            section.fail(key, f"GPIO {pin} is already used by {self.pins[pin]}")
+        self.pins[pin] = where
+        return pin
+
+    def use_spi(self, section: _Section, bus: int, device: int, user: str) -> None:
+        if (bus, device) in self.spi:
+            section.fail("device", f"SPI{bus} device {device} (/dev/spidev{bus}.{device}) is already used by "
+                                   f"{self.spi[bus, device]}")
+        self.spi[bus, device] = user
+        self.buses.setdefault(f"SPI{bus}", user)
+
+    def check_bus_pins(self) -> None:
+        for bus, user in self.buses.items():
+            for pin, role in BUS_PINS[bus].items():
+                if pin in self.pins:
+                    raise ProfileError(f"{self.file}: {self.pins[pin]}: GPIO {pin} is {bus} {role}, "
+                                       f"taken by the kernel because {user} uses {bus}")
