@@ -9,6 +9,7 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 from PIL import Image
 
+import engines
 from drivers.buttons import ButtonEvent, open_buttons
 from drivers.display import open_display
 from drivers.readers import ReaderSpec, TagEvent, open_readers
@@ -220,7 +221,7 @@ def test_missing_required_keys_are_named(tmp_path, text, fragments):
     (replace('"Ana", "Ben", "Cy"', '"Ana", " Ben"'), ("table.players: entry 2",)),
     (replace('players = ["Ana", "Ben", "Cy"]', "players = []"), ("table.players: must name at least one",)),
     (replace('players = ["Ana", "Ben", "Cy"]', 'players = ["Ana"]\ngame = "chess"'),
-     ("table.game: 'chess' is not one of thurn_und_taxis",)),
+     (f"table.game: 'chess' is not one of {', '.join(engines.names())}",)),
     (replace('url = "memory://"', 'url = "http://localhost:6379"'), ("store.url: 'http://localhost:6379' must",)),
     (replace('driver = "dummy"', 'driver = "st7735"'), ("display.driver: 'st7735' is not one of",)),
     (replace('driver = "dummy"', 'driver = "dummy"\nrotate = 90'), ("display.rotate: 90 is not one of 0, 180",)),
