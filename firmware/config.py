@@ -43,6 +43,7 @@ dc/rst lines, and never one of the pins a bus in use takes (SPI0 7-11, SPI1 16-2
 Each reader's SPI bus/device (and the SPI display's) is used once.
 """
 
+import ipaddress
 import re
 import tomllib
 from collections.abc import Mapping
@@ -376,8 +377,12 @@ class _Loader:
 
     def web(self) -> WebConfig:
         section = self.root.table("web")
-        config = WebConfig(section.get("enabled", bool, False), section.get("bind", str, "127.0.0.1"),
-                           section.integer("port", 8080, low=1, high=65535))
+        bind = section.get("bind", str, "127.0.0.1")
+        try:
+            ipaddress.ip_address(bind)
+        except ValueError:
+            section.fail("bind", f"{bind!r} must be an IP address of this machine (like 192.168.1.20)")
+        config = WebConfig(section.get("enabled", bool, False), bind, section.integer("port", 8080, low=1, high=65535))
         section.done()
         return config
 

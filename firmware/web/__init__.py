@@ -5,11 +5,11 @@ Entry points:
 - `Background(store_url, table, bind, port).start()`: serve from a thread of this process (the
   service with `[web] enabled`, and any `memory://` store, which only its own process can see).
 - `create_app(store_url, table)`: the ASGI app itself (tests).
-- `WebConfig.from_section(profile["web"])`: the validated `[web]` settings of a profile.
+The `[web]` settings (enabled, bind, port) are read and checked with the rest of the profile
+(firmware.config).
 """
 
 from .app import create_app
-from .config import BadWebConfig, WebConfig
 from .server import Background, serve
 
-__all__ = ["Background", "BadWebConfig", "WebConfig", "create_app", "serve"]
+__all__ = ["Background", "create_app", "serve"]

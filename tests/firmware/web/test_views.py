@@ -12,7 +12,6 @@ import pytest
 import engines
 from engines.thurn_und_taxis.board import board as tnt_board
 from firmware.journal import CorruptJournal
-from firmware.web import BadWebConfig, WebConfig
 from firmware.web.chart import scores_chart
 from firmware.web.games import generic, renderer
 from firmware.web.games import thurn_und_taxis as tnt_view
@@ -285,31 +284,6 @@ def test_a_game_is_replayed_once_per_change(journal):
     with mock.patch.object(Replay, "of", side_effect=AssertionError("replayed from scratch")):
         second = reader.current()
     assert second.entries == 21 and second.states[:21] == first.states
-
-
-# -- the [web] settings ------------------------------------------------------------------------------
-
-
-def test_web_settings_default_to_off_on_loopback():
-    assert WebConfig.from_section({}) == WebConfig(enabled=False, bind="127.0.0.1", port=8080)
-    assert WebConfig.from_section({"enabled": True, "bind": "192.168.1.20", "port": 80}) == WebConfig(True, "192.168.1.20", 80)
-
-
-@pytest.mark.parametrize(
-    ("section", "message"),
-    [
-        ({"enable": True}, "no key 'enable'"),
-        ({"enabled": "yes"}, "enabled must be true or false"),
-        ({"bind": "pi.local"}, "bind must be an IP address"),
-        ({"port": 0}, "port must be a whole number from 1 to 65535"),
-        ({"port": "8080"}, "port must be a whole number"),
-        ({"port": True}, "port must be a whole number"),
-        ([], "must be a table"),
-    ],
-)
-def test_bad_web_settings_name_the_key(section, message):
-    with pytest.raises(BadWebConfig, match=message):
-        WebConfig.from_section(section)
 
 
 def bot_state(name: str, setup: int, steps: int):
