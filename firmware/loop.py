@@ -42,6 +42,7 @@ class Loop:
         self._last_frame: bytes | None = None
         self._last_ping = float("-inf")
         self.frames = 0
+        self.ready = False
 
     # -- called from other threads ---------------------------------------------------------------
 
@@ -55,10 +56,10 @@ class Loop:
     # -- the loop thread -------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Recover the game, show it, and tell systemd the table is ready."""
+        """Recover the game and show it; tell systemd the table is ready once it is on screen."""
         self.table.boot()
         self.show()
-        self.notifier.ready(self.status())
+        self._tell_ready()
 
     def run(self) -> None:
         self.start()
@@ -74,6 +75,7 @@ class Loop:
             if self.table.tick():
                 self.show()
                 self.notifier.status(self.status())
+                self._tell_ready()
             self._ping()
             return True
         if isinstance(event, Stop):
@@ -117,9 +119,19 @@ class Loop:
         if self.on_stop == "paused":
             self.display.show(self.screen.render(MessageView("Paused", ("tablemate stopped", "Game kept"))))
 
+    def _tell_ready(self) -> None:
+        """READY=1 once, when the recovered game (or the game choice) is on the screen."""
+        if not self.ready and not self.table.waiting:
+            self.ready = True
+            self.notifier.ready(self.status())
+        elif self.table.waiting:
+            self.notifier.status(self.status())
+
     def status(self) -> str:
         """A STATUS= line for systemd: what the table is doing."""
         table = self.table
+        if table.waiting:
+            return "Waiting for Redis"
         if table.halted:
             return f"Halted: {table.halted}"
         store = f"; store unreachable, {table.journal.pending} waiting" if table.journal.offline else ""

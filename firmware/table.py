@@ -8,6 +8,7 @@ Buttons everywhere: `next` (or the encoder) moves the chooser, `ok` picks, `undo
 question or undoes the last action, holding `undo` opens the menu. Any input dismisses a flash.
 """
 
+import logging
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
@@ -22,6 +23,12 @@ from .journal import OUTAGE, CorruptJournal, Journal
 from .session import Session
 from .tagmap import TagEntry, TagMap
 from .views import ChooserView, FlashView, MessageView, OverView, Row, ScoreView, TapView, View
+
+
+log = logging.getLogger(__name__)
+
+#: seconds between attempts to reach Redis at boot
+BOOT_RETRY_S = 1.0
 
 
 @dataclass
@@ -62,17 +69,31 @@ class Table:
         self._on_done: Callable[[Any], None] | None = None
         self.flash: Flash | None = None
         self.halted: str | None = None
+        #: Redis did not answer at boot: the table waits for it before recovering the game
+        self.waiting = False
+        self._retry_at = 0.0
         self.last_event = ""
 
     # -- start-up --------------------------------------------------------------------------------
 
     def boot(self) -> None:
-        """Recover the current game from the journal, or start choosing a new one."""
+        """Load the tag map and recover the current game from the journal, or start choosing one.
+
+        When Redis does not answer yet, the table says it waits for it and `tick()` tries again.
+        """
         try:
+            for problem in self.tags.load():
+                log.warning("tag map: %s", problem)
             session = Session.recover(self.journal)
+        except OUTAGE:
+            self.waiting = True
+            self._retry_at = self.clock() + BOOT_RETRY_S
+            return
         except (CorruptJournal, KeyError) as error:
+            self.waiting = False
             self.halted = str(error)
             return
+        self.waiting = False
         if session is None:
             self._start_home()
         else:
@@ -99,6 +120,11 @@ class Table:
 
     def tick(self) -> bool:
         """Time passes: expire the flash and retry the store; True when the view may have changed."""
+        if self.waiting:
+            if self.clock() < self._retry_at:
+                return False
+            self.boot()
+            return not self.waiting
         changed = False
         if self.flash and self.clock() >= self.flash.until:
             self.flash = None
@@ -125,6 +151,8 @@ class Table:
                 mark = request.map.positions[self.running.index]
                 return ChooserView(request.question, labels, self.running.index, title, offline, request.map.cells, mark)
             return TapView(request.question, request.done, title, offline, request.note)
+        if self.waiting:
+            return MessageView("Store unreachable", ("Waiting for Redis.", "The game is kept there."), True)
         if self.halted:
             return MessageView("Journal problem", (self.halted, "Hold undo: menu"), offline)
         if self.session is None:
@@ -153,6 +181,9 @@ class Table:
 
     def _guard(self, handler: Callable[..., None], *args: Any) -> None:
         self.flash = None
+        if self.waiting:
+            self._error("Store unreachable")
+            return
         try:
             handler(*args)
         except IllegalAction as refused:

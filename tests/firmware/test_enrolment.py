@@ -19,7 +19,6 @@ def client(memory_url):
 
 def make_table(client):
     table = Table(Journal(client, "t1"), TagMap(client, "t1"), TableSettings())
-    table.tags.load()
     table.boot()
     return table
 

@@ -1,0 +1,107 @@
+"""The appliance put together from a profile: store, journal, tag map, table, display, readers,
+buttons, the loop, and optionally the live web view.
+
+`App.build(profile)` opens everything; `app.run()` serves until SIGTERM or SIGINT (the handlers only
+ask the loop to stop: it flushes the journal and leaves its last frame), then releases the display,
+the readers, the buttons and the web view, and returns the exit code.
+"""
+
+import logging
+import signal
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, TextIO
+
+from drivers.buttons import ButtonPanel, open_buttons
+from drivers.display import Display, open_display
+from drivers.gpio_check import check_rpi_gpio
+from drivers.readers import ReaderGroup, open_readers
+
+from .config import Profile
+from .journal import Journal
+from .loop import Loop
+from .sdnotify import Notifier
+from .store import connect
+from .table import Table, TableSettings
+from .tagmap import TagMap
+
+log = logging.getLogger(__name__)
+
+PANELS = ("ssd1306", "sh1106")
+
+
+class StartError(RuntimeError):
+    """The appliance cannot start (the message says why and how to fix it)."""
+
+
+def table_settings(profile: Profile) -> TableSettings:
+    return TableSettings(
+        players=list(profile.table.players),
+        game=profile.table.game,
+        hints=profile.hints.enabled,
+        hints_per_game=dict(profile.hints.games),
+    )
+
+
+def check_gpio(profile: Profile) -> None:
+    """On real hardware, refuse an RPi.GPIO that is not rpi-lgpio's (hardware.md); an SPI panel needs it."""
+    spi_panel = profile.display.driver in PANELS and profile.display.interface == "spi"
+    real = profile.display.driver in PANELS or profile.buttons.driver == "gpio" or any(r.driver == "mfrc522" for r in profile.readers)
+    if not real:
+        return
+    problem = check_rpi_gpio(required=spi_panel)
+    if problem and spi_panel:
+        raise StartError(problem)
+    if problem:
+        log.warning("%s", problem)
+
+
+@dataclass
+class App:
+    profile: Profile
+    loop: Loop
+    display: Display
+    readers: ReaderGroup
+    buttons: ButtonPanel
+    web: Any = None
+
+    @classmethod
+    def build(cls, profile: Profile, *, clock: Callable[[], float] = time.monotonic, stream: TextIO | None = None,
+              notifier: Notifier | None = None, web: bool | None = None) -> "App":
+        check_gpio(profile)
+        client = connect(profile.store.url)
+        journal = Journal(client, profile.table.id)
+        tags = TagMap(client, profile.table.id)
+        table = Table(journal, tags, table_settings(profile), clock)
+        display = open_display(profile.display, stream=stream)
+        loop = Loop(table, display, notifier=notifier or Notifier(), clock=clock, on_stop=profile.display.on_stop)
+        readers = open_readers(profile.readers, loop.post, timing=profile.reader_timing, clock=clock)
+        buttons = open_buttons(profile.buttons, loop.post, clock=clock)
+        app = cls(profile, loop, display, readers, buttons)
+        if profile.web.enabled if web is None else web:
+            from .web import Background
+
+            app.web = Background(profile.store.url, profile.table.id, profile.web.bind, profile.web.port)
+        return app
+
+    def run(self) -> int:
+        """Serve until stopped by a signal; 0 on a clean stop."""
+        previous = {sig: signal.signal(sig, lambda *_: self.loop.stop()) for sig in (signal.SIGTERM, signal.SIGINT)}
+        try:
+            if self.web is not None:
+                self.web.start()
+            self.readers.start()
+            self.loop.run()
+            return 0
+        finally:
+            self.close()
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    def close(self) -> None:
+        """Release everything this app opened (idempotent)."""
+        self.readers.close()
+        self.buttons.close()
+        if self.web is not None:
+            self.web.stop()
+        self.display.close(blank=self.profile.display.on_stop == "blank")
