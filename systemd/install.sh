@@ -67,10 +67,17 @@ die() {
 # The path of a system file under ROOT.
 at() { printf '%s%s' "${ROOT%/}" "$1"; }
 
+# A command as it would be typed: arguments with spaces or shell characters in single quotes.
 shown() {
-    local text
-    printf -v text '%q ' "$@"
-    printf '%s' "${text% }"
+    local arg text=""
+    for arg in "$@"; do
+        if [[ $arg =~ ^[A-Za-z0-9_./=:,+@%-]+$ ]]; then
+            text+=" $arg"
+        else
+            text+=" '${arg//\'/\'\\\'\'}'"
+        fi
+    done
+    printf '%s' "${text# }"
 }
 
 # Runs a command that changes the system; --dry-run prints it instead.
@@ -337,8 +344,8 @@ create_user() {
     say "User $SERVICE_USER in groups ${HARDWARE_GROUPS[*]}"
     for group in "${HARDWARE_GROUPS[@]}"; do
         if ! getent group "$group" >/dev/null; then
+            warn "there is no group $group (Raspberry Pi OS has one): creating it. Raspberry Pi OS's udev rules give the devices to these groups; elsewhere check who owns /dev/gpiochip*, /dev/spidev* and /dev/i2c-*"
             run groupadd --system "$group"
-            warn "group $group did not exist, so it was created. Raspberry Pi OS's udev rules give the devices to it; elsewhere check who owns /dev/gpiochip*, /dev/spidev* and /dev/i2c-*"
         fi
     done
     if ! getent passwd "$SERVICE_USER" >/dev/null; then

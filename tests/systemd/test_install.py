@@ -353,6 +353,19 @@ def test_the_original_rpi_gpio_is_replaced_by_rpi_lgpio(system):
     assert (site / "RPi/GPIO/__init__.py").read_text() == "# rpi-lgpio\n"
 
 
+def test_a_missing_group_is_created_and_an_existing_user_only_gains_the_groups_it_lacks(system):
+    group = system.root / "etc/group"
+    group.write_text(group.read_text().replace("spi:x:999:pi\n", ""))
+    result = system.install()
+    ok(result)
+    assert "there is no group spi" in result.stderr
+    assert [c for c in system.calls() if c[0] in ("groupadd", "useradd")][0] == ["groupadd", "--system", "spi"]
+    group.write_text(group.read_text().replace("i2c:x:998:pi,tablemate", "i2c:x:998:pi"))
+    ok(system.install())
+    assert [c for c in system.changing_calls() if c[0] != "systemctl"] == [["usermod", "--append", "--groups", "i2c", "tablemate"]]
+    assert "i2c:x:998:pi,tablemate" in group.read_text()
+
+
 def test_without_raspi_config_the_installer_edits_config_txt_itself(system):
     (system.bin / "raspi-config").unlink()
     out = ok(system.install())
