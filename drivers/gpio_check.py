@@ -7,9 +7,12 @@ deletes the other's files. Our own readers and buttons use gpiozero and spidev, 
 SPI display interface does (its D/C and reset lines).
 
 The module is never imported here (rpi-lgpio refuses to import off a Pi): its source file and the
-installed packages' metadata are read instead.
+installed packages' metadata are read instead. It imports nothing but the standard library, so the
+Pi installer runs this file with the virtualenv's Python (`python drivers/gpio_check.py`: exit 1 and
+the problem on stderr, or 0).
 """
 
+import sys
 from importlib import machinery, metadata
 from pathlib import Path
 
@@ -68,3 +71,16 @@ def _is_lgpio_shim(origin: Path) -> bool:
     except OSError:
         return False
     return "import lgpio" in source
+
+
+def main() -> int:
+    problem = check_rpi_gpio()
+    if problem:
+        print(f"RPi.GPIO: {problem}", file=sys.stderr)
+        return 1
+    print("RPi.GPIO: rpi-lgpio's shim")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -51,3 +51,17 @@ def test_a_missing_module_is_a_problem_only_when_required(tmp_path, required):
     problem = check_rpi_gpio(required=required, path=[str(tmp_path)])
     assert (problem == "RPi.GPIO is not installed; the SPI display needs rpi-lgpio's: pip install rpi-lgpio") is required
     assert (problem is None) is not required
+
+
+@pytest.mark.parametrize("source, code, output", [(LGPIO_SHIM, 0, "rpi-lgpio's shim"), (ORIGINAL, 1, "original RPi.GPIO")])
+def test_the_installer_runs_it_as_a_script_with_the_virtualenvs_python(tmp_path, source, code, output):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    install(tmp_path, "rpi-lgpio" if code == 0 else "RPi.GPIO", "0.6", source)
+    script = Path(__file__).parents[2] / "drivers" / "gpio_check.py"
+    result = subprocess.run([sys.executable, "-S", str(script)], env=dict(os.environ, PYTHONPATH=str(tmp_path)),
+                            capture_output=True, text=True)
+    assert result.returncode == code and output in result.stdout + result.stderr

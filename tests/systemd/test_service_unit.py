@@ -1,0 +1,89 @@
+"""systemd/tablemate.service: systemd accepts it, it is hardened, and it keeps what the table needs.
+
+`systemd-analyze verify` checks that ExecStart's program exists, and /opt/tablemate is not on
+this machine, so the unit is verified as a copy whose ExecStart program is a stand-in script
+(same arguments). verify exits 0 even on unknown keys or bad values, printing a warning, so
+any output counts as a failure.
+"""
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+UNIT = Path(__file__).parents[2] / "systemd" / "tablemate.service"
+PROGRAM = "/opt/tablemate/venv/bin/tablemate"
+ANALYZE = shutil.which("systemd-analyze")
+needs_analyze = pytest.mark.skipif(ANALYZE is None, reason="systemd-analyze is not installed (.ci/run installs systemd)")
+
+
+def settings(text: str) -> dict[tuple[str, str], list[str]]:
+    """(section, key) -> values, in order, from a unit file."""
+    found: dict[tuple[str, str], list[str]] = {}
+    section = ""
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("["):
+            section = line.strip("[]")
+            continue
+        key, value = line.split("=", 1)
+        found.setdefault((section, key), []).append(value)
+    return found
+
+
+def verifiable_copy(tmp_path: Path, text: str) -> Path:
+    program = tmp_path / "tablemate"
+    program.write_text("#!/bin/sh\n")
+    program.chmod(0o755)
+    copy = tmp_path / "tablemate.service"
+    copy.write_text(text.replace(f"ExecStart={PROGRAM} ", f"ExecStart={program} "))
+    return copy
+
+
+def verify(unit: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([ANALYZE, "verify", str(unit)], capture_output=True, text=True)
+
+
+@needs_analyze
+def test_systemd_analyze_verify_is_silent(tmp_path):
+    result = verify(verifiable_copy(tmp_path, UNIT.read_text()))
+    assert (result.returncode, result.stdout + result.stderr) == (0, "")
+
+
+@needs_analyze
+@pytest.mark.parametrize("change", [("Type=notify", "Type=notifyy"), ("WatchdogSec=30s", "WachdogSec=30s")])
+def test_verify_speaks_up_about_a_broken_unit(tmp_path, change):
+    """The silence above means something: this systemd reports bad values and unknown keys."""
+    result = verify(verifiable_copy(tmp_path, UNIT.read_text().replace(*change)))
+    assert result.stdout + result.stderr != ""
+
+
+@needs_analyze
+def test_exposure_stays_at_most_2_0(tmp_path):
+    """systemd's own score of the sandbox (0 = locked down, 10 = none); 2.0 leaves room for the devices."""
+    unit = verifiable_copy(tmp_path, UNIT.read_text())
+    result = subprocess.run([ANALYZE, "security", "--offline=true", "--threshold=20", str(unit)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout.splitlines()[-1]
+
+
+def test_the_unit_keeps_what_the_table_needs():
+    unit = settings(UNIT.read_text())
+    service = {key: values for (section, key), values in unit.items() if section == "Service"}
+    assert service["Type"] == ["notify"] and service["NotifyAccess"] == ["main"]
+    assert service["ExecStart"] == [f"{PROGRAM} run --config /etc/tablemate/pi.toml"]
+    assert service["Restart"] == ["on-failure"] and service["WatchdogSec"] == ["30s"]
+    assert unit[("Unit", "Wants")] == ["redis-server.service"] and unit[("Unit", "After")] == ["redis-server.service"]
+    assert service["User"] == ["tablemate"] and service["SupplementaryGroups"] == ["gpio spi i2c"]
+    # the devices: a closed list that names them, and nothing that hides them
+    assert service["DevicePolicy"] == ["closed"]
+    assert service["DeviceAllow"] == ["char-gpiochip rw", "char-spi rw", "char-i2c rw"]
+    assert not {"PrivateDevices", "PrivateUsers", "ProcSubset", "DynamicUser"} & service.keys()
+    # lgpio's pipes: a working directory the service can write, and LG_WD pointing there
+    assert service["RuntimeDirectory"] == ["tablemate"] and service["StateDirectory"] == ["tablemate"]
+    assert service["WorkingDirectory"] == ["/run/tablemate"]
+    assert set(service["Environment"]) >= {"LG_WD=/run/tablemate", "PYTHONUNBUFFERED=1"}
+    assert service["StandardOutput"] == ["journal"] and service["StandardError"] == ["journal"]
+    assert unit[("Install", "WantedBy")] == ["multi-user.target"]
