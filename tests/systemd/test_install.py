@@ -345,13 +345,13 @@ def test_the_original_rpi_gpio_is_replaced_by_rpi_lgpio(system):
     subprocess.run([pip, "install", *MFRC522, "RPi.GPIO"], env=system.env, check=True)
     subprocess.run([pip, "install", "--force-reinstall", "RPi.GPIO"], env=system.env, check=True)
     out = ok(system.install())
-    assert "the original RPi.GPIO 1.0 is installed beside rpi-lgpio 1.0" in out
+    assert "both RPi.GPIO and rpi-lgpio are installed" in out
     pip_calls = [call[1:] for call in system.calls() if call[0] == "pip"]
     assert pip_calls[0] == ["uninstall", "--yes", "RPi.GPIO", "rpi-lgpio"]
     assert pip_calls[-1] == ["install", "--quiet", "--no-deps", *MFRC522]
     assert "RPi.GPIO: rpi-lgpio's shim" in out
     site = next((system.root / "opt/tablemate/venv/lib").glob("python3*/site-packages"))
-    assert (site / "RPi/GPIO/__init__.py").read_text() == "# rpi-lgpio\n"
+    assert (site / "RPi/GPIO/__init__.py").read_text() == "# rpi-lgpio\nimport lgpio\n"
 
 
 def test_a_missing_group_is_created_and_an_existing_user_only_gains_the_groups_it_lacks(system):
