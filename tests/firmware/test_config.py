@@ -313,3 +313,13 @@ def test_a_gpio_of_an_unused_bus_is_free(tmp_path):
 ])
 def test_an_spi_device_used_twice_is_refused(tmp_path, text, fragments):
     refused(tmp_path, text, *fragments)
+
+
+def test_the_wiring_table_in_the_docs_matches_the_pi_profile():
+    """docs/raspberry-pi.md tells the owner where to solder; config/pi.toml is what the program reads."""
+    text = (Path(__file__).parents[2] / "docs" / "raspberry-pi.md").read_text()
+    profile = load_profile(CONFIG / "pi.toml")
+    buttons = {role: int(gpio) for role, gpio in re.findall(r"^\| (withdraw|pass|undo|next|ok) \| GPIO(\d+)", text, re.M)}
+    assert buttons == dict(profile.buttons.pins)
+    resets = [int(gpio) for gpio in re.findall(r"^\| \d \| `/dev/spidev\d\.\d` \| GPIO\d+ \(pin \d+\) \| GPIO(\d+)", text, re.M)]
+    assert resets == [reader.rst for reader in profile.readers]
