@@ -1,17 +1,39 @@
-"""The `tablemate` command (argparse: in the standard library, and enough for a handful of subcommands)."""
+"""The `tablemate` command (argparse: in the standard library, and enough for these subcommands).
+
+    tablemate run [--config FILE] [--script FILE] [--tags FILE]   the appliance
+    tablemate demo [GAME]                                         a recorded game, mocked hardware
+    tablemate status [--json]                                     the current game of the table
+    tablemate log export [GID]                                    a game log as JSON (header + actions)
+    tablemate replay FILE [--json]                                the scores of a game log file
+    tablemate tags list | export FILE | import FILE | forget UID  the enrolled tag map
+    tablemate board check GAME FILE                               an owner's board file
+    tablemate web [--bind ADDR] [--port N]                        the read-only live view
+    tablemate doctor                                              is everything answering?
+
+A bad profile exits with status 78 (EX_CONFIG), which the service unit does not restart on.
+"""
 
 import argparse
 import importlib
 import json
 import sys
-from importlib import resources
+import threading
+from pathlib import Path
 
 import engines
 
-from . import gamelog
+from . import demo, gamelog, script, tagfile
+from .config import ProfileError, load_profile
+from .journal import OUTAGE, CorruptJournal, Journal
+from .session import Session
+from .store import connect
+from .tagmap import TagMap
+
+EX_CONFIG = 78
+DEFAULT_CONFIG = "config/desktop.toml"
 
 
-def _score_table(game: engines.Game, state: engines.State) -> str:
+def score_table(game: engines.Game, state: engines.State) -> str:
     scores = game.scores(state)
     keys = list(scores[0].breakdown)
     width = max(len(s.player) for s in scores)
@@ -22,24 +44,96 @@ def _score_table(game: engines.Game, state: engines.State) -> str:
     return "\n".join(lines)
 
 
+def _store(args: argparse.Namespace):
+    """The profile's Redis client, journal and tag map."""
+    profile = load_profile(args.config)
+    client = connect(profile.store.url)
+    return profile, Journal(client, profile.table.id), TagMap(client, profile.table.id)
+
+
+# -- the appliance ---------------------------------------------------------------------------------
+
+
+def _run(args: argparse.Namespace) -> int:
+    from .app import App
+    from .console import Console
+
+    profile = load_profile(args.config)
+    app = App.build(profile)
+    if args.tags:
+        entries = tagfile.load(args.tags)
+        app.loop.table.tags.set_many(entries)
+    hands = script.RealTime(app)
+    if args.script:
+        steps = script.load(args.script)
+        hands.check(steps)
+        threading.Thread(target=hands.play, args=(steps,), name="tablemate-script", daemon=True).start()
+    elif args.keyboard:
+        Console(app, hands).start()
+    return app.run()
+
+
 def _demo(args: argparse.Namespace) -> int:
-    """Replay a recorded game through the engine, printing the scores after each scoring action."""
-    name = args.game
-    path = resources.files("firmware").joinpath("demos", f"{name}.json")
-    if not path.is_file():
-        print(f"no recorded demo for {name!r}", file=sys.stderr)
+    return demo.run(args.game)
+
+
+def _web(args: argparse.Namespace) -> int:
+    from .web import serve
+
+    profile = load_profile(args.config)
+    serve(profile.store.url, profile.table.id, args.bind or profile.web.bind, args.port or profile.web.port)
+    return 0
+
+
+# -- games and logs --------------------------------------------------------------------------------
+
+
+def _status(args: argparse.Namespace) -> int:
+    profile, journal, tags = _store(args)
+    gid = journal.current()
+    tags.load()
+    report: dict = {"table": profile.table.id, "store": profile.store.url, "games": len(journal.games()), "tags": len(tags.items())}
+    if gid is not None:
+        session = Session.recover(journal, gid)
+        game, state = session.game, session.state
+        report["game"] = {
+            "gid": gid,
+            "name": session.name,
+            "players": session.players,
+            "phase": game.phase(state),
+            "over": game.is_over(state),
+            "entries": session.entries,
+            "scores": [{"player": s.player, "total": s.total, "breakdown": s.breakdown} for s in game.scores(state)],
+        }
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False))
+        return 0
+    print(f"table {report['table']} on {report['store']}: {report['games']} games, {report['tags']} tags enrolled")
+    if gid is None:
+        print("no game in progress")
+    else:
+        print(f"{game.title} ({gid}), {game.phase(state)}, {session.entries} journal entries")
+        print(score_table(game, state))
+    return 0
+
+
+def _log_export(args: argparse.Namespace) -> int:
+    _, journal, _ = _store(args)
+    gid = args.gid or journal.current()
+    if gid is None:
+        print("tablemate: no game to export", file=sys.stderr)
         return 2
-    log = gamelog.parse(json.loads(path.read_text(encoding="utf-8")), f"demo {name}")
-    game = engines.get(log.game)
-    state = game.start(log.players, log.options)
-    print(f"{game.title}: {', '.join(log.players)}")
-    for action in log.actions:
-        state = game.apply(state, action)
-        if action["type"] == "close":
-            print(f"\n{game.phase(state)} — {'; '.join(state.events)}")
-            print(_score_table(game, state))
-    winners = ", ".join(state.players[seat] for seat in game.winners(state))
-    print(f"\nFinal scores ({len(log.actions)} actions):\n{_score_table(game, state)}\nWinner: {winners}")
+    try:
+        record = journal.load(gid)
+    except KeyError:
+        print(f"tablemate: no game {gid!r}; the games are: {', '.join(journal.games()) or 'none'}", file=sys.stderr)
+        return 2
+    log = gamelog.GameLog(record.game, record.players, record.options, record.actions)
+    text = json.dumps(log.to_json(), indent=1, ensure_ascii=False)
+    if args.output:
+        Path(args.output).write_text(text + "\n", encoding="utf-8")
+    else:
+        print(text)
     return 0
 
 
@@ -50,7 +144,7 @@ def _replay(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([{"player": s.player, "total": s.total, "breakdown": s.breakdown} for s in game.scores(state)]))
     else:
-        print(_score_table(game, state))
+        print(score_table(game, state))
     return 0
 
 
@@ -62,36 +156,121 @@ def _board_check(args: argparse.Namespace) -> int:
         return 2
     board = package.load_board_file(args.file)
     print(f"ok: {board.summary}")
-    differences = board.differences() if hasattr(board, "differences") else []
-    for line in differences:
+    for line in board.differences() if hasattr(board, "differences") else []:
         print(f"warning: {line}")
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="tablemate", description="A board game score companion.")
-    commands = parser.add_subparsers(dest="command", required=True)
-    demo = commands.add_parser("demo", help="replay a recorded game and print the scores")
-    demo.add_argument("game", nargs="?", default="thurn_und_taxis", choices=engines.names())
-    demo.set_defaults(run=_demo)
-    replay = commands.add_parser("replay", help="print the scores of a game log file")
+# -- the tag map -----------------------------------------------------------------------------------
+
+
+def _tags_list(args: argparse.Namespace) -> int:
+    _, _, tags = _store(args)
+    for problem in tags.load():
+        print(f"warning: {problem}", file=sys.stderr)
+    for uid, entry in tags.items():
+        print(f"{uid}  {entry.game:16} {entry.kind:10} {entry.label or entry.descriptor.get('id', '')}")
+    return 0
+
+
+def _tags_export(args: argparse.Namespace) -> int:
+    profile, _, tags = _store(args)
+    tags.load()
+    Path(args.file).write_text(tagfile.export_text(tags.items(), profile.table.id), encoding="utf-8")
+    print(f"{len(tags.items())} tags written to {args.file}")
+    return 0
+
+
+def _tags_import(args: argparse.Namespace) -> int:
+    _, _, tags = _store(args)
+    entries = tagfile.load(args.file)
+    tags.set_many(entries)
+    print(f"{len(entries)} tags imported from {args.file}")
+    return 0
+
+
+def _tags_forget(args: argparse.Namespace) -> int:
+    _, _, tags = _store(args)
+    if not tags.forget(args.uid):
+        print(f"tablemate: tag {args.uid} is not enrolled", file=sys.stderr)
+        return 2
+    print(f"tag {args.uid} forgotten")
+    return 0
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from .doctor import run_checks
+
+    return run_checks(load_profile(args.config))
+
+
+# -- the parser ------------------------------------------------------------------------------------
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="tablemate", description="A board game score companion.")
+    commands = top.add_subparsers(dest="command", required=True)
+
+    def command(name: str, run, help: str, profile: bool = True) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help)
+        if profile:
+            sub.add_argument("--config", default=DEFAULT_CONFIG, help=f"the profile (default {DEFAULT_CONFIG})")
+        sub.set_defaults(run=run)
+        return sub
+
+    run = command("run", _run, "the appliance: drivers, loop, screen")
+    run.add_argument("--script", help="play this script of inputs (tap/press/hold/wait) on the mocked hardware")
+    run.add_argument("--tags", help="import this tag file first")
+    run.add_argument("--keyboard", action="store_true", help="type presses and taps (the desktop table)")
+    demo_command = command("demo", _demo, "a complete recorded game through the mocked hardware", profile=False)
+    demo_command.add_argument("game", nargs="?", default="taj_mahal", choices=demo.demo_games())
+    command("status", _status, "the current game of the table").add_argument("--json", action="store_true")
+    log = commands.add_parser("log", help="game logs").add_subparsers(dest="log_command", required=True)
+    export = log.add_parser("export", help="a game log as JSON (default: the current game)")
+    export.add_argument("--config", default=DEFAULT_CONFIG)
+    export.add_argument("gid", nargs="?")
+    export.add_argument("--output", "-o", help="write to this file instead of standard output")
+    export.set_defaults(run=_log_export)
+    replay = command("replay", _replay, "print the scores of a game log file", profile=False)
     replay.add_argument("file")
     replay.add_argument("--json", action="store_true", help="print the scores as JSON")
-    replay.set_defaults(run=_replay)
+    tags = commands.add_parser("tags", help="the enrolled tag map").add_subparsers(dest="tags_command", required=True)
+    for name, handler, argument, help in (
+        ("list", _tags_list, None, "list every enrolled tag"),
+        ("export", _tags_export, "file", "write the tag map to a TOML file"),
+        ("import", _tags_import, "file", "import a TOML tag file (checked whole first)"),
+        ("forget", _tags_forget, "uid", "forget one tag"),
+    ):
+        sub = tags.add_parser(name, help=help)
+        sub.add_argument("--config", default=DEFAULT_CONFIG)
+        if argument:
+            sub.add_argument(argument)
+        sub.set_defaults(run=handler)
     board = commands.add_parser("board", help="board files").add_subparsers(dest="board_command", required=True)
     check = board.add_parser("check", help="check a board file (Taj Mahal, Maharani)")
     check.add_argument("game", choices=engines.names())
     check.add_argument("file")
     check.set_defaults(run=_board_check)
-    args = parser.parse_args(argv)
+    web = command("web", _web, "serve the read-only live view")
+    web.add_argument("--bind", help="the address to serve on (default: the profile's [web] bind)")
+    web.add_argument("--port", type=int, help="the port (default: the profile's [web] port)")
+    command("doctor", _doctor, "check that Redis, the readers, the display and the GPIO answer")
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
     try:
         return args.run(args)
-    except gamelog.BadLog as error:
+    except ProfileError as error:
+        print(f"tablemate: {error}", file=sys.stderr)
+        return EX_CONFIG
+    except (gamelog.BadLog, engines.IllegalAction, script.BadScript, tagfile.BadTagFile, CorruptJournal) as error:
         print(f"tablemate: {error}", file=sys.stderr)
         return 2
-    except engines.IllegalAction as error:
-        print(f"tablemate: {error}", file=sys.stderr)
-        return 2
+    except OUTAGE as error:
+        print(f"tablemate: the store does not answer: {error}", file=sys.stderr)
+        return 3
 
 
 if __name__ == "__main__":

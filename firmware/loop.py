@@ -72,17 +72,33 @@ class Loop:
         try:
             event = self.events.get(timeout=timeout)
         except queue.Empty:
-            if self.table.tick():
-                self.show()
-                self.notifier.status(self.status())
-                self._tell_ready()
-            self._ping()
+            self.idle()
             return True
         if isinstance(event, Stop):
             return False
         self.handle(event)
         self._ping()
         return True
+
+    def idle(self) -> None:
+        """No input: let time pass for the table (flashes, store retries) and ping the watchdog."""
+        if self.table.tick():
+            self.show()
+            self.notifier.status(self.status())
+            self._tell_ready()
+        self._ping()
+
+    def drain(self) -> bool:
+        """Handle every event already queued, without waiting (scripts in virtual time, tests);
+        False when a Stop was among them."""
+        while True:
+            try:
+                event = self.events.get_nowait()
+            except queue.Empty:
+                return True
+            if isinstance(event, Stop):
+                return False
+            self.handle(event)
 
     def handle(self, event: Any) -> None:
         if isinstance(event, TagEvent):

@@ -352,7 +352,11 @@ class Table:
         self.new_game(*choice)
 
     def new_game(self, name: str, players: list[str], options: dict, hints: bool = True, gid: str | None = None) -> None:
-        """Start game `name` (abandoning an unfinished one) and ask what its first move needs."""
+        """Start game `name` (abandoning an unfinished one, closing any open question) and ask what
+        its first move needs."""
+        if self.running is not None:
+            self.running.cancel()
+            self.running = None
         if self.session is not None and not self.session.game.is_over(self.session.state):
             self.journal.set_status(self.session.gid, "abandoned")
         self._use(Session.start(self.journal, name, players, options, gid, hints))

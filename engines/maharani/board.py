@@ -111,9 +111,9 @@ def parse(data: Any) -> Board:
 
 
 def bundled_names() -> list[str]:
-    """The boards shipped next to the engine (file names without `.toml`)."""
+    """The boards shipped next to the engine (file names without `.toml`; the component manifest is not one)."""
     folder = resources.files(__package__)
-    return sorted(entry.name[:-5] for entry in folder.iterdir() if entry.name.endswith(".toml"))
+    return sorted(entry.name[:-5] for entry in folder.iterdir() if entry.name.endswith(".toml") and entry.name != "manifest.toml")
 
 
 @lru_cache(maxsize=None)

@@ -4,6 +4,7 @@ action markers, next (outside a question) ends a stuck game after a confirmation
 """
 
 from engines import IllegalAction
+from engines.maharani.board import bundled_names
 
 from ..flows import Choose, MiniMap, yes_no
 from .base import Adapter
@@ -22,6 +23,13 @@ class MaharaniAdapter(Adapter):
         "withdraw": "refresh the action markers (instead of placing)",
         "next": "end a stuck game (asks to confirm)",
     }
+
+    def setup(self, n_players):
+        """With board files besides the default bundled (an owner's corrected board), choose one."""
+        boards = bundled_names()
+        if len(boards) < 2:
+            return {}
+        return {"board": (yield Choose.of("Which board?", [(name, name) for name in boards], field="board"))}
 
     def tag(self, state, entry, seat):
         p = yield from self.acting_seat(state, seat)

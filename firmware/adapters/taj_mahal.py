@@ -11,6 +11,7 @@
 """
 
 from engines import IllegalAction
+from engines.taj_mahal.board import bundled_boards
 
 from ..flows import Choose, Replace, Tap, yes_no
 from .base import Adapter
@@ -30,6 +31,14 @@ class TajMahalAdapter(Adapter):
     game_name = "taj_mahal"
     kinds = ("card", "special", "province", "bonus")
     buttons = {"withdraw": "withdraw from the round (majorities resolved at once)", "ok": "done (declaring a hand)"}
+
+    def setup(self, n_players):
+        """With board files bundled (an owner's, checked), choose one; without, chains are counted."""
+        boards = bundled_boards()
+        if not boards:
+            return {}
+        board = yield Choose.of("Board?", [("No board", None)] + [(name, name) for name in boards], field="board")
+        return {"board": board} if board else {}
 
     # -- playing cards ---------------------------------------------------------------------------
 

@@ -581,3 +581,11 @@ def test_random_games_reach_both_ends():
 def test_random_json_is_refused_cleanly(junk):
     s = place(arranged(2, tiles={"b1": "blue"}, artisans={"b1": (0, 0)}), "c1", "red")
     apply_junk(game, s, junk)
+
+
+def test_the_component_manifest_is_not_a_board():
+    from engines.maharani.board import bundled_names
+
+    assert bundled_names() == ["board"]
+    with pytest.raises(IllegalAction):
+        game.start(["Ana", "Ben"], {"board": "manifest"})

@@ -8,7 +8,7 @@ import tomli_w
 from firmware.cli import main
 
 ROOT = Path(__file__).parents[2]
-DEMO_LOG = ROOT / "firmware" / "demos" / "thurn_und_taxis.json"
+DEMO_LOG = Path(__file__).parent / "thurn_und_taxis.log.json"
 
 
 def test_board_check_accepts_a_good_board_and_names_a_bad_entry(tmp_path, capsys):

@@ -12,7 +12,7 @@ from firmware.session import Session
 from firmware.store import connect
 
 LAY = {"type": "lay", "player": 0, "card": {"id": "ulm-1", "city": "ulm"}}
-DEMO = Path(__file__).parents[2] / "firmware" / "demos" / "thurn_und_taxis.json"
+DEMO = Path(__file__).parent / "thurn_und_taxis.log.json"
 END = {"type": "end_turn", "player": 0}
 
 

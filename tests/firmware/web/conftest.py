@@ -11,7 +11,7 @@ from firmware.session import Session
 from firmware.store import connect
 from firmware.web import Background
 
-DEMO = Path(__file__).parents[3] / "firmware" / "demos" / "thurn_und_taxis.json"
+DEMO = Path(__file__).parents[1] / "thurn_und_taxis.log.json"
 TABLE = "t1"
 
 

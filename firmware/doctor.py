@@ -1,0 +1,136 @@
+"""`tablemate doctor`: is everything the table needs answering? Each check says so in plain words.
+
+Redis reachable, with AOF on and `appendfsync always` (or the in-memory desktop store); every reader
+answering; the display answering; RPi.GPIO being rpi-lgpio's; the user in the groups that own the
+devices; and the service's state. Run it with the service stopped: they would claim the same GPIO.
+Exit status 0 when nothing is wrong, 1 otherwise.
+"""
+
+import grp
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from typing import Callable, TextIO
+
+from PIL import Image
+
+from drivers.buttons import ButtonError, open_buttons
+from drivers.display import open_display
+from drivers.gpio_check import check_rpi_gpio
+from drivers.readers import ReaderError, open_readers
+
+from .config import Profile
+from .journal import OUTAGE
+from .store import connect
+
+HARDWARE_GROUPS = ("gpio", "spi", "i2c")
+
+
+@dataclass(frozen=True)
+class Finding:
+    ok: bool
+    text: str
+
+
+def check_store(profile: Profile) -> list[Finding]:
+    url = profile.store.url
+    if url.startswith("memory://"):
+        return [Finding(True, f"store {url}: in this process's memory (desktop): games end with the program")]
+    client = connect(url)
+    try:
+        client.ping()
+        config = client.config_get("append*")
+    except OUTAGE as error:
+        return [Finding(False, f"Redis at {url} does not answer ({error}); start it: sudo systemctl start redis-server")]
+    findings = [Finding(True, f"Redis at {url} answers")]
+    if config.get("appendonly") != "yes":
+        findings.append(Finding(False, "Redis keeps no append-only file: a power cut can lose games (appendonly yes; systemd/install.sh sets it)"))
+    elif config.get("appendfsync") != "always":
+        findings.append(Finding(False, f"Redis syncs its append-only file '{config.get('appendfsync')}': set appendfsync always"))
+    else:
+        findings.append(Finding(True, "Redis writes every action to disk before answering (appendonly yes, appendfsync always)"))
+    return findings
+
+
+def check_readers(profile: Profile) -> list[Finding]:
+    try:
+        group = open_readers(profile.readers, lambda event: None, timing=profile.reader_timing)
+    except ReaderError as error:
+        return [Finding(False, f"readers: {error}")]
+    try:
+        group.poll_once()
+        problems = group.problems()
+    finally:
+        group.close()
+    return [
+        Finding(name not in problems, f"reader {name} ({spec.driver}, {_seat(spec.seat)}): {problems.get(name, 'answers')}")
+        for name, spec in ((spec.name, spec) for spec in profile.readers)
+    ]
+
+
+def _seat(seat: int | None) -> str:
+    return "shared" if seat is None else f"seat {seat}"
+
+
+def check_display(profile: Profile) -> list[Finding]:
+    spec = profile.display
+    display = open_display(spec, stream=open(os.devnull, "w"), attempts=1)
+    try:
+        display.show(Image.new("1", display.size, 0))
+        if display.failed:
+            return [Finding(False, f"display {spec.driver}: {display.error} (check its wiring and address)")]
+        return [Finding(True, f"display {spec.driver}: answers")]
+    finally:
+        display.close(blank=True)
+
+
+def check_buttons(profile: Profile) -> list[Finding]:
+    try:
+        open_buttons(profile.buttons, lambda event: None).close()
+    except ButtonError as error:
+        return [Finding(False, f"buttons: {error}")]
+    return [Finding(True, f"buttons ({profile.buttons.driver}): {len(profile.buttons.pins)} set up")]
+
+
+def check_gpio(profile: Profile) -> list[Finding]:
+    display = profile.display
+    required = display.driver in ("ssd1306", "sh1106") and display.interface == "spi"
+    problem = check_rpi_gpio(required=required)
+    return [Finding(problem is None, f"RPi.GPIO: {problem or 'fine'}")]
+
+
+def check_groups(profile: Profile) -> list[Finding]:
+    real = profile.buttons.driver == "gpio" or any(r.driver == "mfrc522" for r in profile.readers) or profile.display.driver in ("ssd1306", "sh1106")
+    if not real:
+        return []
+    user = pwd.getpwuid(os.getuid()).pw_name
+    mine = {grp.getgrgid(gid).gr_name for gid in os.getgroups()}
+    missing = [g for g in HARDWARE_GROUPS if g not in mine]
+    if os.getuid() == 0 or not missing:
+        return [Finding(True, f"user {user} may open the GPIO, SPI and I2C devices")]
+    return [Finding(False, f"user {user} is not in group(s) {', '.join(missing)}: sudo usermod -aG {','.join(missing)} {user}")]
+
+
+def check_service() -> list[Finding]:
+    if shutil.which("systemctl") is None:
+        return []
+    result = subprocess.run(["systemctl", "is-active", "tablemate"], capture_output=True, text=True)
+    state = result.stdout.strip()
+    if not state:  # systemd is not running this machine (a container, a desktop without it)
+        return []
+    return [Finding(True, f"service tablemate: {state} (run the doctor with it stopped; journalctl -u tablemate shows its log)")]
+
+
+CHECKS: tuple[Callable[[Profile], list[Finding]], ...] = (check_store, check_readers, check_display, check_buttons, check_gpio, check_groups)
+
+
+def run_checks(profile: Profile, out: TextIO = sys.stdout) -> int:
+    findings = [finding for check in CHECKS for finding in check(profile)] + check_service()
+    for finding in findings:
+        print(f"{'ok' if finding.ok else 'PROBLEM'}: {finding.text}", file=out)
+    bad = sum(not f.ok for f in findings)
+    print(f"{'all well' if not bad else f'{bad} problem(s)'}", file=out)
+    return 1 if bad else 0

@@ -1,0 +1,66 @@
+"""Whole games for the end-to-end tests and the recorded demos: bot games, their components enrolled."""
+
+import engines
+from firmware.tagmap import TagEntry, TagMap
+from tests.engines.bots import bot_module
+
+from .autopilot import KIND_OF
+
+NAMES = ["Ana", "Ben", "Cy", "Dee", "Eve"]
+#: the action fields that name physical components, across the games
+COMPONENT_FIELDS = ("card", "cards", "tile", "bonus")
+
+
+def bot_game(name: str, n_players: int, options: dict, seed: int) -> list[dict]:
+    """A complete random game of `name`, as the table would record it (no-board Taj Mahal labels included)."""
+    game, bot = engines.get(name), bot_module(name).Bot(n_players, options, seed)
+    state = game.start(NAMES[:n_players], options)
+    while not game.is_over(state):
+        state = game.apply(state, bot.choose(state))
+    actions = [dict(action) for action in state.actions]
+    if name == "taj_mahal" and not options.get("board"):
+        actions = table_labels(actions)
+    if name == "mongols":
+        for action in actions:
+            if action["type"] == "parchment":
+                action.setdefault("card", {"id": "parchment", "parchment": True})
+    return actions
+
+
+def table_labels(actions: list[dict]) -> list[dict]:
+    """The bot names provinces and cities after its synthetic board even without one; without a
+    board the table names them after the province tile (city k of province p is "p-k")."""
+    from firmware.adapters.taj_mahal import TajMahalAdapter
+
+    rename: dict[str, str] = {}
+    for action in actions:
+        if action["type"] == "visit":
+            rename[action["province"]] = TajMahalAdapter.province_label(action["tile"]["number"])
+            action["province"] = rename[action["province"]]
+        elif "city" in action:
+            province, k = action["city"].rsplit("-", 1)
+            action["city"] = f"{rename[province]}-{k}"
+    return actions
+
+
+def components(name: str, actions: list[dict]) -> dict[str, TagEntry]:
+    """A tag (uid -> entry) for every physical component the log mentions.
+
+    A tag map gives every component an id (from the game's manifest); descriptors the bots write
+    without one (Taj Mahal tiles) get one here, as enrolment would.
+    """
+    by_id: dict[str, TagEntry] = {}
+    for number, action in enumerate(actions):
+        for field in COMPONENT_FIELDS:
+            value = action.get(field)
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, dict):
+                    item.setdefault("id", f"component-{number}")
+                    by_id.setdefault(item["id"], TagEntry(name, KIND_OF[name](item), item, item["id"]))
+    return {f"{n + 1:08x}": entry for n, entry in enumerate(by_id.values())}
+
+
+def enrol(tags: TagMap, entries: dict[str, TagEntry]) -> dict[str, str]:
+    """Enrol `entries`; returns component id -> uid, for the autopilot."""
+    tags.set_many(entries)
+    return {entry.descriptor["id"]: uid for uid, entry in entries.items()}
