@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench run clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,11 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/run.py
+
+# The desktop table: the screen in this terminal, typed keys as buttons and typed component ids as
+# taps; the demos' tag files are enrolled so every game can be played.
+run: $(STAMP)
+	$(VENV)/bin/tablemate run --config config/desktop.toml --keyboard $(foreach f,$(wildcard firmware/demos/*.tags.toml),--tags $(f))
 
 clean:
 	rm -rf $(VENV) build *.egg-info

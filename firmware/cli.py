@@ -60,9 +60,8 @@ def _run(args: argparse.Namespace) -> int:
 
     profile = load_profile(args.config)
     app = App.build(profile)
-    if args.tags:
-        entries = tagfile.load(args.tags)
-        app.loop.table.tags.set_many(entries)
+    for path in args.tags:
+        app.loop.table.tags.set_many(tagfile.load(path))
     hands = script.RealTime(app)
     if args.script:
         steps = script.load(args.script)
@@ -220,7 +219,7 @@ def parser() -> argparse.ArgumentParser:
 
     run = command("run", _run, "the appliance: drivers, loop, screen")
     run.add_argument("--script", help="play this script of inputs (tap/press/hold/wait) on the mocked hardware")
-    run.add_argument("--tags", help="import this tag file first")
+    run.add_argument("--tags", action="append", default=[], help="import this tag file first (repeatable)")
     run.add_argument("--keyboard", action="store_true", help="type presses and taps (the desktop table)")
     demo_command = command("demo", _demo, "a complete recorded game through the mocked hardware", profile=False)
     demo_command.add_argument("game", nargs="?", default="taj_mahal", choices=demo.demo_games())

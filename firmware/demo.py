@@ -5,7 +5,9 @@ mock readers and press the mock buttons, in virtual time; every screen is drawn 
 the final scores are printed. The scores are then checked against a replay of the game's journal.
 """
 
+import dataclasses
 import sys
+import uuid
 from importlib import resources
 from typing import TextIO
 
@@ -13,7 +15,7 @@ import engines
 
 from . import script, tagfile
 from .app import App
-from .config import load_profile
+from .config import StoreConfig, load_profile
 from .script import VirtualClock, VirtualTime
 
 DEMOS = resources.files("firmware").joinpath("demos")
@@ -27,6 +29,8 @@ def run(game: str, stream: TextIO = sys.stdout) -> int:
     """Play the recorded game; 0 when it ends with the scores its journal replays to."""
     with resources.as_file(DEMOS.joinpath("profile.toml")) as path:
         profile = load_profile(path)
+    # a store of this run's own: an in-process memory:// store outlives a run inside one process
+    profile = dataclasses.replace(profile, store=StoreConfig(f"{profile.store.url}-{uuid.uuid4().hex}"))
     clock = VirtualClock()
     app = App.build(profile, clock=clock, stream=stream, web=False)
     try:

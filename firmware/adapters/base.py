@@ -50,6 +50,8 @@ class Adapter:
     def acting_seat(self, state: engines.State, seat: int | None) -> Flow:
         """The seat acting: the reader's or button's seat, else whose turn it is, else asked."""
         if seat is not None:
+            if seat >= state.n_players:
+                raise IllegalAction(f"Seat {seat + 1} is not playing", f"this game has {state.n_players} players; the reader or button is seat {seat + 1}'s")
             return seat
         prompt = self.game.prompt(state)
         if prompt is not None and prompt.player is not None:

@@ -57,7 +57,8 @@ def components(name: str, actions: list[dict]) -> dict[str, TagEntry]:
                 if isinstance(item, dict):
                     item.setdefault("id", f"component-{number}")
                     by_id.setdefault(item["id"], TagEntry(name, KIND_OF[name](item), item, item["id"]))
-    return {f"{n + 1:08x}": entry for n, entry in enumerate(by_id.values())}
+    prefix = engines.names().index(name) + 1  # each game's tags apart, so all can be enrolled at once
+    return {f"{prefix:02x}{n + 1:06x}": entry for n, entry in enumerate(by_id.values())}
 
 
 def enrol(tags: TagMap, entries: dict[str, TagEntry]) -> dict[str, str]:

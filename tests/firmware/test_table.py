@@ -212,3 +212,10 @@ def test_a_corrupt_journal_halts_with_its_reason(store):
     assert isinstance(view, MessageView) and "entry 2-0" in view.lines[0]
     halted.tag(uid("lodz"))
     assert halted.view().error
+
+
+def test_a_reader_of_a_seat_not_in_the_game_is_refused(store):
+    table = new_game(store)  # two players
+    table.tag(uid("ulm"), seat=3)
+    assert table.view() == FlashView(("Seat 4 is not playing",), error=True)
+    assert table.session.entries == 0
