@@ -109,6 +109,12 @@ class Replay:
             self._cache["board"] = renderer(self.game.name).board(self.game, self.state)
         return self._cache["board"]
 
+    def _view(self) -> dict:
+        """What the page shows per seat and on the table, with the hints when the table plays with them."""
+        rendering = renderer(self.game.name)
+        view = rendering.view(self.game, self.state)
+        return _with_hints(view, rendering.hints(self.game, self.state)) if self.record.hints and not self.game.is_over(self.state) else view
+
     def _payload(self, timeline: str) -> dict:
         game, state, record = self.game, self.state, self.record
         over = game.is_over(state)
@@ -139,10 +145,16 @@ class Replay:
             ],
             "winners": winners,
             "entries": self.entries,
-            "view": renderer(game.name).view(game, state),
+            "view": self._view(),
             "state": state_json(state),
             "timeline": list(steps),
         }
+
+
+def _with_hints(view: dict, hints: dict[int, str]) -> dict:
+    """The view with each seat's hint line added."""
+    seats = [dict(seat, **({"Hint": hints[number]} if number in hints else {})) for number, seat in enumerate(view.get("seats", []))]
+    return {**view, "seats": seats}
 
 
 def _undo_text(steps: list[dict], undoes: int | None) -> str:

@@ -8,7 +8,9 @@ that defines any of:
   the page shows it;
 - `board(game, state) -> str | None`: an SVG drawing of the board (built with `firmware.web.svg`);
 - `describe(game, state, action) -> str`: one line for the timeline, `state` being the state
-  before the action.
+  before the action;
+- `hints(game, state) -> {seat: text}`: what a move would do, per seat (shown when the table plays
+  with hints).
 
 What a module leaves out comes from `generic`, which shows any engine's state field by field, so a
 newly merged engine is already readable on the page before its module exists. Should a game's own
@@ -33,6 +35,7 @@ class Renderer:
     view: Callable[[Any, Any], dict]
     board: Callable[[Any, Any], str | None]
     describe: Callable[[Any, Any, dict], str]
+    hints: Callable[[Any, Any], dict[int, str]]
 
 
 @lru_cache(maxsize=None)
@@ -40,7 +43,7 @@ def renderer(name: str) -> Renderer:
     """The views of game `name`: its own module's functions where it has them, else the generic ones."""
     own = {m.name for m in pkgutil.iter_modules(__path__)} - {"generic"}
     module = importlib.import_module(f"{__name__}.{name}") if name in own else generic
-    return Renderer(**{what: _guarded(name, what, getattr(module, what, None)) for what in ("view", "board", "describe")})
+    return Renderer(**{what: _guarded(name, what, getattr(module, what, None)) for what in ("view", "board", "describe", "hints")})
 
 
 def _guarded(name: str, what: str, own: Callable | None) -> Callable:

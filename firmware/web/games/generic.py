@@ -75,3 +75,8 @@ def player_name(state: Any, action: dict, key: str = "player") -> str:
     if type(seat) is int and 0 <= seat < len(state.players):
         return state.players[seat]
     return ""
+
+
+def hints(game: Any, state: Any) -> dict[int, str]:
+    """No hints for a game that does not say what its moves would do."""
+    return {}

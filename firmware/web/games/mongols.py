@@ -105,3 +105,12 @@ def describe(game, s, action: dict) -> str:
     if kind == "parchment":
         return "the parchment is drawn: this round is the last"
     return generic.describe(game, s, action)
+
+
+def hints(game, s) -> dict[int, str]:
+    """With the dice recorded, the exact chance that the next throw of the seat to play busts."""
+    prompt = game.prompt(s)
+    if not s.options.get("dice") or prompt is None or "roll" not in prompt.expects:
+        return {}
+    chances = game.bust_chances(s)
+    return {s.turn: "Next throw busts: " + ", ".join(f"{n} dice {float(c):.0%}" if n > 1 else f"1 die {float(c):.0%}" for n, c in chances.items())}

@@ -194,3 +194,10 @@ def _card(card) -> str:
         return f"the {SPECIAL_LABEL.get(card['special'], card['special'])} card"
     symbols = card.get("symbols")
     return f"{card.get('color')} ({', '.join(map(str, symbols)) if isinstance(symbols, list) else '?'})"
+
+
+def hints(game, s) -> dict[int, str]:
+    """For every seat still in the round: what withdrawing now would take from the court."""
+    if s.province is None or s.placer is not None:
+        return {}
+    return {seat: "Out now wins: " + (", ".join(game.would_win(s, seat)) or "nothing") for seat in range(len(s.players)) if s.in_round[seat]}

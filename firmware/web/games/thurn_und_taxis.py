@@ -127,3 +127,14 @@ def describe(game, s, action: dict) -> str:
     if kind == "discard_route":
         return f"{who} discards the route"
     return generic.describe(game, s, action)
+
+
+def hints(game, s) -> dict[int, str]:
+    """For every seat with a route: the cities that fit at each of its ends."""
+    found = {}
+    for seat, route in enumerate(s.routes):
+        if route:
+            names = tnt_board().city_name
+            ends = [", ".join(names[c] for c in game.fitting(route, side)) or "nothing" for side in ("left", "right")]
+            found[seat] = f"Fits before {names[route[0][1]]}: {ends[0]}; after {names[route[-1][1]]}: {ends[1]}"
+    return found

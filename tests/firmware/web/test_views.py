@@ -11,7 +11,7 @@ import pytest
 
 import engines
 from engines.thurn_und_taxis.board import board as tnt_board
-from firmware.journal import CorruptJournal
+from firmware.journal import CorruptJournal, GameRecord
 from firmware.web.chart import scores_chart
 from firmware.web.games import generic, renderer
 from firmware.web.games import thurn_und_taxis as tnt_view
@@ -374,3 +374,17 @@ def test_the_mongols_board_shows_gems_plans_and_advisors(dice):
     assert counts == [n for row in per_seat for n in row] + out
     shown = mongols.view(game, state)
     assert ("Gems down" in shown["table"]) == dice
+
+
+def test_hints_on_the_live_view_for_every_seat_in_the_round_and_only_with_hints_on():
+    from firmware.web.replay import Replay
+
+    actions = [
+        {"type": "visit", "province": "p1", "tile": {"number": 1, "goods": ["rice"]}},
+        {"type": "play", "player": 0, "cards": [{"id": "r1", "color": "red", "symbols": ["elephant", "vizier"]}]},
+        {"type": "play", "player": 1, "cards": [{"id": "g1", "color": "green", "symbols": ["monk", "mogul"]}]},
+    ]
+    for hints, expected in ((True, ["Out now wins: vizier, province", "Out now wins: monk, crown", "Out now wins: nothing"]), (False, [None, None, None])):
+        record = GameRecord("g1", "taj_mahal", ["Ana", "Ben", "Cy"], {}, 0.0, "playing", [("action", a) for a in actions], hints=hints)
+        seats = Replay.of(record).payload("recent")["view"]["seats"]
+        assert [seat.get("Hint") for seat in seats] == expected
