@@ -2,7 +2,7 @@
 # Sets up a Raspberry Pi (Raspberry Pi OS Bookworm) to run tablemate as a systemd service, from
 # this checkout: apt packages, I2C and SPI, Redis with AOF, the service user, a virtualenv with
 # the `pi` extra, /etc/tablemate/pi.toml, the unit. Idempotent: a second run changes nothing, and
-# after `git pull` a run upgrades the installed copy. See docs/raspberry-pi.md.
+# after `git pull` a run upgrades the installed copy. See README.md, section Raspberry Pi.
 set -euo pipefail
 
 SERVICE_USER=tablemate
@@ -46,7 +46,7 @@ usage() {
     cat <<'EOF'
 Usage: sudo systemd/install.sh [--dry-run] [--force] [--root DIR]
 
-Sets up this Raspberry Pi to run tablemate as a systemd service (docs/raspberry-pi.md).
+Sets up this Raspberry Pi to run tablemate as a systemd service (README.md, section Raspberry Pi).
   --dry-run   print each step and what it would change, and change nothing
   --force     install on a machine that is not a Raspberry Pi
   --root DIR  read and write every file under DIR instead of / (for tests: the commands still
@@ -451,7 +451,7 @@ install_python_packages() {
         note "would check that RPi.GPIO is rpi-lgpio's shim, and record the source digest in $SOURCE_STAMP"
         return
     fi
-    gpio_shim_ok || die "the virtualenv's RPi.GPIO is not rpi-lgpio's (above); run this again, and if it persists see docs/raspberry-pi.md"
+    gpio_shim_ok || die "the virtualenv's RPi.GPIO is not rpi-lgpio's (above); run this again, and if it persists see README.md, section Raspberry Pi"
     digest=$(source_digest)
     printf '%s\n' "$digest" >"$(at "$SOURCE_STAMP")"
     note "recorded the source digest in $SOURCE_STAMP"
@@ -539,7 +539,7 @@ finish() {
             run systemctl start "$UNIT_NAME"
         fi
     fi
-    say "Check it: systemctl status tablemate; journalctl -u tablemate -f (more in docs/raspberry-pi.md)"
+    say "Check it: systemctl status tablemate; journalctl -u tablemate -f (more in README.md, section Raspberry Pi)"
     if [ "$DRY_RUN" = 1 ]; then
         say "Dry run: nothing was changed ($CHANGES changes would be made)."
     elif [ "$CHANGES" = 0 ]; then

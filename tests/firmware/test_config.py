@@ -316,8 +316,8 @@ def test_an_spi_device_used_twice_is_refused(tmp_path, text, fragments):
 
 
 def test_the_wiring_table_in_the_docs_matches_the_pi_profile():
-    """docs/raspberry-pi.md tells the owner where to solder; config/pi.toml is what the program reads."""
-    text = (Path(__file__).parents[2] / "docs" / "raspberry-pi.md").read_text()
+    """The README's Raspberry Pi section tells the owner where to solder; config/pi.toml is what the program reads."""
+    text = (Path(__file__).parents[2] / "README.md").read_text()
     profile = load_profile(CONFIG / "pi.toml")
     buttons = {role: int(gpio) for role, gpio in re.findall(r"^\| (withdraw|pass|undo|next|ok) \| GPIO(\d+)", text, re.M)}
     assert buttons == dict(profile.buttons.pins)
