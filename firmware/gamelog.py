@@ -1,7 +1,7 @@
 """Game log files: a header (game, players, options) and the accepted actions, as one JSON object.
 
-This is the format of `tablemate log export`, of `tablemate replay FILE` and of the recorded demos;
-it needs nothing else (no tag map, no hardware) to be replayed.
+This is the format of `tablemate log export` and of `tablemate replay FILE`; it needs nothing else
+(no tag map, no hardware) to be replayed.
 """
 
 import json
@@ -58,7 +58,3 @@ def load(path: str | Path) -> GameLog:
     except json.JSONDecodeError as error:
         raise BadLog(f"{path}: not JSON ({error.msg} at line {error.lineno})") from None
     return parse(data, str(path))
-
-
-def dump(log: GameLog, path: str | Path) -> None:
-    Path(path).write_text(json.dumps(log.to_json(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

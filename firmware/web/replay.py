@@ -51,12 +51,8 @@ class Replay:
     def state(self) -> engines.State:
         return self.states[-1]
 
-    def extends_to(self, record: GameRecord) -> bool:
-        """True when `record` is this game with entries appended (the journal only ever appends)."""
-        return record.gid == self.record.gid and record.entries[: self.entries] == self.record.entries
-
     def extended(self, record: GameRecord) -> "Replay":
-        """This replay carried on through the entries `record` adds (see `extends_to`)."""
+        """This replay carried on through the entries `record` adds to it (the journal only ever appends)."""
         states, standing, steps = list(self.states), list(self.standing), list(self.steps)
         views = renderer(self.game.name)
         for number, (kind, action) in enumerate(record.entries[self.entries :], start=self.entries + 1):
