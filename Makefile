@@ -10,6 +10,9 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
+	# the stock RC522 library, for the driver tests and bench to compare with; --no-deps, as on the
+	# Pi, since its RPi.GPIO dependency cannot run off a Pi (the tests give it a fake one)
+	$(PY) -m pip install --quiet --no-deps mfrc522==0.0.7
 	touch $(STAMP)
 
 demo: $(STAMP)
