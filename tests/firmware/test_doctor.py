@@ -1,0 +1,49 @@
+"""tablemate doctor: each check in plain words, and a failing exit status when something is wrong."""
+
+import io
+from pathlib import Path
+
+from firmware.config import load_profile
+from firmware.doctor import run_checks
+from tests.redis_server import RedisServer
+
+DESKTOP = (Path(__file__).parents[2] / "config" / "desktop.toml").read_text()
+
+
+def doctor(tmp_path, text):
+    path = tmp_path / "profile.toml"
+    path.write_text(text)
+    out = io.StringIO()
+    return run_checks(load_profile(path), out), out.getvalue()
+
+
+def test_the_desktop_profile_is_all_well(tmp_path):
+    code, out = doctor(tmp_path, DESKTOP)
+    assert code == 0 and out.endswith("all well\n")
+    assert "ok: reader shared (mock, shared): answers" in out and "ok: display terminal: answers" in out
+
+
+def test_redis_not_answering_is_a_problem_with_the_fix(tmp_path):
+    from tests.redis_server import free_port
+
+    code, out = doctor(tmp_path, DESKTOP.replace('url = "memory://"', f'url = "redis://127.0.0.1:{free_port()}/0"'))
+    assert code == 1 and "PROBLEM: Redis at redis://127.0.0.1:" in out and "sudo systemctl start redis-server" in out
+
+
+def test_redis_with_and_without_its_append_only_file(tmp_path, redis_server):
+    code, out = doctor(tmp_path, DESKTOP.replace('url = "memory://"', f'url = "{redis_server.url}"'))
+    assert code == 0 and "writes every action to disk before answering" in out
+    plain = RedisServer(tmp_path / "plain", aof=False)
+    (tmp_path / "plain").mkdir()
+    plain.start()
+    try:
+        code, out = doctor(tmp_path, DESKTOP.replace('url = "memory://"', f'url = "{plain.url}"'))
+    finally:
+        plain.stop()
+    assert code == 1 and "PROBLEM: Redis keeps no append-only file" in out
+
+
+def test_an_rc522_without_spidev_is_named(tmp_path):
+    text = DESKTOP.replace('[[readers]]\nname = "seat0"\ndriver = "mock"\nseat = 0', '[[readers]]\nname = "seat0"\ndriver = "mfrc522"\nseat = 0\nbus = 0\ndevice = 0\nrst = 25')
+    code, out = doctor(tmp_path, text)
+    assert code == 1 and "PROBLEM: readers:" in out
