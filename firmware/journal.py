@@ -103,20 +103,28 @@ class Journal:
 
         self._queue(write)
 
-    def append(self, gid: str, number: int, action: dict | None) -> None:
-        """Entry `number` (1-based, counting undo markers) of game `gid`: an action, or None for undo."""
-        fields = {"kind": "undo" if action is None else "action", "at": repr(self.clock())}
-        if action is not None:
-            fields["action"] = json.dumps(action, ensure_ascii=False)
+    def append(self, gid: str, number: int, *actions: dict | None) -> None:
+        """Entries `number`, `number + 1`... (1-based, undo markers counted) of game `gid`, each an
+        action or None for an undo marker. Several are written in one transaction: all or none, so a
+        replaced action (undo + action) can never lose the first without its replacement."""
+        entries = []
+        for offset, action in enumerate(actions):
+            fields = {"kind": "undo" if action is None else "action", "at": repr(self.clock())}
+            if action is not None:
+                fields["action"] = json.dumps(action, ensure_ascii=False)
+            entries.append((number + offset, fields))
 
         def write(r: redis.Redis) -> None:
-            try:
-                r.xadd(self.log_key(gid), fields, id=f"{number}-0")
-            except redis.ResponseError as error:
-                if "equal or smaller" not in str(error):
-                    raise
-                # written before the connection dropped: the id makes the retry harmless
-            self._publish(r, {"event": fields["kind"], "gid": gid, "entry": number})
+            with r.pipeline(transaction=True) as pipe:
+                for entry, fields in entries:
+                    pipe.xadd(self.log_key(gid), fields, id=f"{entry}-0")
+                results = pipe.execute(raise_on_error=False)
+            for result in results:
+                # "equal or smaller": written before the connection dropped; the id makes a retry harmless
+                if isinstance(result, redis.ResponseError) and "equal or smaller" not in str(result):
+                    raise result
+            last, fields = entries[-1]
+            self._publish(r, {"event": fields["kind"], "gid": gid, "entry": last})
 
         self._queue(write)
 

@@ -98,6 +98,19 @@ class Session:
         self._status_changed(was_over)
         return new
 
+    def replace(self, action: dict) -> engines.State:
+        """Replace the last standing action by `action` (a second card joining a play): checked by the
+        engine against the state before it, then journaled as undo + action in one transaction."""
+        if len(self.states) < 2:
+            raise engines.IllegalAction("Nothing to replace", "no action stands to be replaced")
+        was_over = self.game.is_over(self.state)
+        new = self.game.apply(self.states[-2], action)
+        self.journal.append(self.gid, self.entries + 1, None, new.actions[-1])
+        self.entries += 2
+        self.states[-1] = new
+        self._status_changed(was_over)
+        return new
+
     def undo(self) -> bool:
         """Return to the state before the last standing action; False when at the start."""
         if len(self.states) == 1:

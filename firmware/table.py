@@ -303,12 +303,7 @@ class Table:
             self._follow_up()
             return
         if isinstance(outcome, Replace):
-            previous = self.session.states[-2] if len(self.session.states) > 1 else None
-            if previous is None:
-                raise IllegalAction("Nothing to replace", "no action stands to be replaced")
-            self.session.game.apply(previous, outcome.action)  # refuses before anything is undone
-            self.session.undo()
-            state = self.session.apply(outcome.action)
+            state = self.session.replace(outcome.action)
         else:
             state = self.session.apply(outcome)
         self.last_event = ", ".join(state.events)[:63]

@@ -120,3 +120,16 @@ def test_entries_after_a_known_count(journal):
     assert journal.entries("g1", after=1, upto=2) == [("action", {"n": 2})]
     with pytest.raises(CorruptJournal, match="entry 5-0 is missing"):
         journal.entries("g1", after=2, upto=6)
+
+
+def test_several_entries_are_written_all_or_none(journal, memory_url):
+    journal.begin_game("g1", "thurn_und_taxis", ["Ana", "Ben"], {})
+    journal.append("g1", 1, {"n": 1})
+    memory_server(memory_url).connected = False
+    journal.append("g1", 2, None, {"n": 2})  # an undo and its replacement, while Redis is away
+    assert journal.pending == 1
+    memory_server(memory_url).connected = True
+    journal.flush()
+    journal.append("g1", 2, None, {"n": 2})  # written again after a lost reply: harmless
+    assert journal.load("g1").entries == [("action", {"n": 1}), ("undo", None), ("action", {"n": 2})]
+

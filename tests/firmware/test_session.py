@@ -86,3 +86,16 @@ def test_status_follows_the_end_of_the_game_and_its_undo(journal):
     assert [s["total"] for s in json.loads(header["scores"])] == [s.total for s in session.game.scores(session.state)]
     assert session.undo()
     assert journal.client.hget("tablemate:t1:game:g1", "status") == "playing"
+
+
+def test_replace_journals_the_undo_and_the_new_action_together(journal):
+    session = start(journal)
+    session.apply(LAY)
+    other = {"type": "lay", "player": 0, "card": {"id": "augsburg-1", "city": "augsburg"}}
+    session.replace(other)
+    assert journal.load("g1").entries == [("action", LAY), ("undo", None), ("action", other)]
+    assert session.entries == 3 and len(session.states) == 2
+    assert Session.recover(journal).state == session.state
+    with pytest.raises(engines.IllegalAction):
+        session.replace({"type": "lay", "player": 1, "card": {"id": "x", "city": "ulm"}})
+    assert journal.load("g1").actions == [other]
