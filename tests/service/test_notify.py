@@ -1,6 +1,7 @@
 """The notify protocol spoken by a real `tablemate run` on the desktop profile: READY=1 once the table
-is on screen, STATUS= lines that follow the game, WATCHDOG=1 every half WATCHDOG_USEC, STOPPING=1 at
-SIGTERM; to a path socket and to an abstract one ("@name"), as systemd may hand out either."""
+is on screen (not while the store does not answer at boot), STATUS= lines that follow the game,
+WATCHDOG=1 every half WATCHDOG_USEC, STOPPING=1 at SIGTERM; to a path socket and to an abstract one
+("@name"), as systemd may hand out either."""
 
 import signal
 import time
@@ -45,3 +46,32 @@ def test_ready_then_status_lines_that_follow_the_game_and_regular_watchdog_pings
     process.signal(signal.SIGTERM)
     notify.wait_for(lambda m: m.get("STOPPING") == "1", unit_seconds("TimeoutStopSec"), "STOPPING=1")
     assert process.wait(unit_seconds("TimeoutStopSec")) == 0, process.stderr()
+
+
+def test_no_ready_while_the_store_does_not_answer_at_boot_and_ready_once_it_does(tmp_path, redis_server, notify_socket, tablemate):
+    notify = notify_socket("path")
+    redis_server.stop()
+    profile = desktop_profile(tmp_path, store=redis_server.url)
+    process = tablemate(profile, tmp_path, notify=notify.address, watchdog_usec=WATCHDOG_USEC)
+
+    first = notify.wait_for(lambda m: True, 30, "first message")
+    assert first == {"STATUS": "Waiting for Redis"}
+    notify.wait_for(lambda m: m.get("WATCHDOG") == "1", 2, "a ping while waiting")  # alive, not stuck
+    redis_server.start()  # the same port
+    ready = notify.wait_for(lambda m: m.get("READY") == "1", 30, "READY=1 once Redis answers")
+    assert ready["STATUS"] == "Choosing a game"
+    assert not [m for m in notify.received[:-1] if "READY" in m]
+
+    process.signal(signal.SIGTERM)
+    assert process.wait(unit_seconds("TimeoutStopSec")) == 0, process.stderr()
+
+
+def test_a_stop_while_waiting_for_the_store_is_clean(tmp_path, redis_server, notify_socket, tablemate):
+    notify = notify_socket("abstract")
+    redis_server.stop()
+    process = tablemate(desktop_profile(tmp_path, store=redis_server.url), tmp_path, notify=notify.address)
+    notify.wait_for(lambda m: m.get("STATUS") == "Waiting for Redis", 30, "STATUS=Waiting for Redis")
+    process.signal(signal.SIGTERM)
+    notify.wait_for(lambda m: m.get("STOPPING") == "1", unit_seconds("TimeoutStopSec"), "STOPPING=1")
+    assert process.wait(unit_seconds("TimeoutStopSec")) == 0, process.stderr()
+    assert not [m for m in notify.received if "READY" in m]
