@@ -3,9 +3,12 @@ buttons, the loop, and optionally the live web view.
 
 `App.build(profile)` opens everything; `app.run()` serves until SIGTERM or SIGINT (the handlers only
 ask the loop to stop: it flushes the journal and leaves its last frame), then releases the display,
-the readers, the buttons and the web view, and returns the exit code.
+the readers, the buttons and the web view, and returns the exit code. While it serves, faulthandler
+is on: when systemd's watchdog kills a stuck loop (SIGABRT), every thread's stack goes to stderr,
+i.e. to the system journal, and says where the loop was stuck.
 """
 
+import faulthandler
 import logging
 import signal
 import time
@@ -87,6 +90,9 @@ class App:
     def run(self) -> int:
         """Serve until stopped by a signal; 0 on a clean stop."""
         previous = {sig: signal.signal(sig, lambda *_: self.loop.stop()) for sig in (signal.SIGTERM, signal.SIGINT)}
+        tracebacks = not faulthandler.is_enabled()
+        if tracebacks:
+            faulthandler.enable()
         try:
             if self.web is not None:
                 self.web.start()
@@ -95,6 +101,8 @@ class App:
             return 0
         finally:
             self.close()
+            if tracebacks:
+                faulthandler.disable()
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
 

@@ -41,6 +41,7 @@ class Loop:
         self.events: queue.Queue = queue.Queue()
         self._last_frame: bytes | None = None
         self._last_ping = float("-inf")
+        self._status: str | None = None
         self.frames = 0
         self.ready = False
 
@@ -84,7 +85,6 @@ class Loop:
         """No input: let time pass for the table (flashes, store retries) and ping the watchdog."""
         if self.table.tick():
             self.show()
-            self.notifier.status(self.status())
             self._tell_ready()
         self._ping()
 
@@ -116,6 +116,7 @@ class Loop:
             log.warning("ignored an unknown event: %r", event)
             return
         self.show()
+        self._report()
 
     def show(self) -> None:
         """Draw the table's view; send it to the display only when the frame changed."""
@@ -139,9 +140,18 @@ class Loop:
         """READY=1 once, when the recovered game (or the game choice) is on the screen."""
         if not self.ready and not self.table.waiting:
             self.ready = True
-            self.notifier.ready(self.status())
-        elif self.table.waiting:
-            self.notifier.status(self.status())
+            self._status = self.status()
+            self.notifier.ready(self._status)
+        else:
+            self._report()
+
+    def _report(self) -> None:
+        """STATUS= whenever what the table is doing changed (a game chosen, an action, an outage),
+        so `systemctl status` follows the game; one datagram per change, none per idle tick."""
+        status = self.status()
+        if status != self._status:
+            self._status = status
+            self.notifier.status(status)
 
     def status(self) -> str:
         """A STATUS= line for systemd: what the table is doing."""
