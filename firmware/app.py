@@ -41,8 +41,7 @@ def table_settings(profile: Profile) -> TableSettings:
     return TableSettings(
         players=list(profile.table.players),
         game=profile.table.game,
-        hints=profile.hints.enabled,
-        hints_per_game=dict(profile.hints.games),
+        hints=profile.hints,
     )
 
 

@@ -22,6 +22,10 @@ from .views import MessageView
 
 log = logging.getLogger(__name__)
 
+#: how long a stop keeps trying to write what waits for Redis (the unit's TimeoutStopSec is 20 s)
+STOP_FLUSH_S = 5.0
+STOP_RETRY_S = 0.2
+
 
 @dataclass(frozen=True)
 class Stop:
@@ -127,14 +131,20 @@ class Loop:
             self.display.show(frame)
             self.frames += 1
 
-    def finish(self) -> None:
-        """Flush the journal and leave a last frame ("paused", or a blank panel)."""
+    def finish(self, wait_s: float = STOP_FLUSH_S) -> None:
+        """Flush the journal (retrying for `wait_s` while Redis does not answer) and leave a last
+        frame: "paused", saying so when actions could not be saved, or a blank panel."""
         self.notifier.stopping("Stopping")
-        flushed = self.table.journal.flush()
-        if not flushed:
-            log.warning("stopping with %d journal entries not yet in Redis", self.table.journal.pending)
+        journal = self.table.journal
+        deadline = time.monotonic() + wait_s
+        while not journal.flush() and time.monotonic() < deadline:
+            time.sleep(STOP_RETRY_S)
+        unsaved = journal.pending
+        if unsaved:
+            log.warning("stopping with %d journal entries not yet in Redis: they are lost", unsaved)
         if self.on_stop == "paused":
-            self.display.show(self.screen.render(MessageView("Paused", ("tablemate stopped", "Game kept"))))
+            lines = (f"{unsaved} action(s) NOT saved", "Redis did not answer") if unsaved else ("tablemate stopped", "Game kept")
+            self.display.show(self.screen.render(MessageView("Paused", lines)))
 
     def _tell_ready(self) -> None:
         """READY=1 once, when the recovered game (or the game choice) is on the screen."""
@@ -164,7 +174,8 @@ class Loop:
         if table.session is None:
             return "Choosing a game" + store
         game = table.session.game
-        return f"{game.title}: {game.phase(table.session.state)}, {table.session.entries} entries{store}"
+        entries = table.session.entries
+        return f"{game.title}: {game.phase(table.session.state)}, {entries} entr{'y' if entries == 1 else 'ies'}{store}"
 
     def _ping(self) -> None:
         interval = self.notifier.watchdog_interval

@@ -17,6 +17,7 @@ import engines
 from engines import IllegalAction
 
 from .adapters import Adapter, adapter_for
+from .config import HintsConfig
 from .enrolment import Progress, guided
 from .flows import ANY_TAG, BACK, Choose, Flow, Replace, Running, Tap
 from .journal import OUTAGE, CorruptJournal, Journal
@@ -40,11 +41,7 @@ class TableSettings:
     flash_s: float = 2.0
     error_s: float = 3.0
     #: hints on or off by default, and per game (the profile's [hints])
-    hints: bool = True
-    hints_per_game: dict[str, bool] = field(default_factory=dict)
-
-    def hints_for(self, game: str) -> bool:
-        return self.hints_per_game.get(game, self.hints)
+    hints: HintsConfig = field(default_factory=HintsConfig)
 
     def names(self, n: int) -> list[str]:
         return [self.players[i] if i < len(self.players) else f"Player {i + 1}" for i in range(n)]
@@ -340,7 +337,7 @@ class Table:
         preferred = min(max(len(self.settings.players), game.min_players), game.max_players)
         n = yield Choose.of(f"{game.title}: players?", [(f"{k} players", k) for k in counts], counts.index(preferred))
         options = yield from adapter_for(name).setup(n)
-        hints = yield Choose.of("Hints?", [("Hints on", True), ("Hints off", False)], 0 if self.settings.hints_for(name) else 1)
+        hints = yield Choose.of("Hints?", [("Hints on", True), ("Hints off", False)], 0 if self.settings.hints.enabled_for(name) else 1)
         return name, self.settings.names(n), options, hints
 
     def _new_game(self, choice: tuple[str, list[str], dict, bool]) -> None:

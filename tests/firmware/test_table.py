@@ -219,3 +219,17 @@ def test_a_reader_of_a_seat_not_in_the_game_is_refused(store):
     table.tag(uid("ulm"), seat=3)
     assert table.view() == FlashView(("Seat 4 is not playing",), error=True)
     assert table.session.entries == 0
+
+
+def test_the_hints_question_starts_on_the_profiles_choice_for_the_game(store):
+    from firmware.config import HintsConfig
+
+    client, tags = store
+    table = Table(Journal(client, "t1"), tags, TableSettings(players=["Ana", "Ben"], hints=HintsConfig(True, {"thurn_und_taxis": False})))
+    table.boot()
+    choose(table, "Thurn und Taxis")
+    choose(table, "2 players")
+    assert table.view().question == "Hints?" and table.view().options[table.view().index] == "Hints off"
+    choose(table, "Hints off")
+    table.flash = None
+    assert table.session.hints is False and table.view().hint == ""

@@ -187,7 +187,7 @@ def test_entries_waiting_for_the_store_are_written_at_the_stop_once_it_answers(s
     def play_through_an_outage() -> None:
         for event in events[:split]:
             app.loop.post(event)
-        notify.wait_for(lambda m: m.get("STATUS", "").endswith(" 1 entries"), 10, "the first entry written")
+        notify.wait_for(lambda m: m.get("STATUS", "").endswith(" 1 entry"), 10, "the first entry written")
         server.connected = False
         for event in events[split:]:
             app.loop.post(event)
@@ -208,4 +208,4 @@ def test_entries_waiting_for_the_store_are_written_at_the_stop_once_it_answers(s
     else:
         assert stored == reference[:len(stored)] and len(stored) < len(reference)
         assert [r.getMessage() for r in caplog.records if r.name == "firmware.loop"] == [
-            f"stopping with {app.loop.table.journal.pending} journal entries not yet in Redis"]
+            f"stopping with {app.loop.table.journal.pending} journal entries not yet in Redis: they are lost"]

@@ -1,0 +1,45 @@
+"""The loop's stop: what waits for Redis is retried for a while, and the paused frame tells the truth."""
+
+import threading
+
+from drivers.display import DisplaySpec, open_display
+from firmware.journal import Journal
+from firmware.loop import Loop
+from firmware.screens import Screen
+from firmware.store import connect, memory_server
+from firmware.table import Table
+from firmware.tagmap import TagMap
+from firmware.views import MessageView
+
+LAY = {"type": "lay", "player": 0, "card": {"id": "ulm-1", "city": "ulm"}}
+
+
+def loop_with_a_game(url):
+    client = connect(url)
+    table = Table(Journal(client, "t1"), TagMap(client, "t1"))
+    loop = Loop(table, open_display(DisplaySpec(driver="dummy")))
+    loop.start()
+    table.new_game("thurn_und_taxis", ["Ana", "Ben"], {})
+    return loop
+
+
+def test_unsaved_actions_are_said_on_the_paused_frame(memory_url):
+    loop = loop_with_a_game(memory_url)
+    memory_server(memory_url).connected = False
+    loop.table.session.apply(LAY)
+    loop.finish(wait_s=0.3)
+    expected = Screen().render(MessageView("Paused", ("1 action(s) NOT saved", "Redis did not answer")))
+    assert loop.display.image.tobytes() == expected.tobytes()
+
+
+def test_a_store_back_during_the_stop_gets_everything(memory_url):
+    loop = loop_with_a_game(memory_url)
+    server = memory_server(memory_url)
+    server.connected = False
+    loop.table.session.apply(LAY)
+    threading.Timer(0.3, lambda: setattr(server, "connected", True)).start()
+    loop.finish(wait_s=5)
+    assert loop.table.journal.pending == 0
+    assert loop.table.journal.load(loop.table.session.gid).actions == [LAY]
+    expected = Screen().render(MessageView("Paused", ("tablemate stopped", "Game kept")))
+    assert loop.display.image.tobytes() == expected.tobytes()
