@@ -24,6 +24,18 @@ ROOT = Path(__file__).parents[2]
 POLL_MS, GAP_MS, BOUNCE_MS = 5, 15, 5
 
 
+def write_profile(path: Path, url: str, table: str = "t1") -> Path:
+    """The demos' profile on store `url` and table `table`, with a dummy display and quick hands."""
+    data = tomllib.loads(PROFILE.read_text(encoding="utf-8"))
+    data["table"]["id"] = table
+    data["store"]["url"] = url
+    data["display"] = {"driver": "dummy"}
+    data["reader_timing"] = {"poll_ms": POLL_MS, "gap_ms": GAP_MS}
+    data["buttons"]["bounce_ms"] = BOUNCE_MS
+    path.write_text(tomli_w.dumps(data), encoding="utf-8")
+    return path
+
+
 def script_seconds(lines: list[str]) -> float:
     """How long `lines` take to play in real time (script.RealTime) with this profile's timing."""
     return sum(1.5 * GAP_MS / 1000 if line.startswith("tap ") else 2 * PRESS_S for line in lines)
@@ -34,15 +46,8 @@ class Appliance:
 
     def __init__(self, directory: Path, url: str, tags: dict[str, TagEntry], table: str = "t1"):
         self.directory = directory
-        self.profile = directory / "profile.toml"
+        self.profile = write_profile(directory / "profile.toml", url, table)
         self.tags = directory / "tags.toml"
-        data = tomllib.loads(PROFILE.read_text(encoding="utf-8"))
-        data["table"]["id"] = table
-        data["store"]["url"] = url
-        data["display"] = {"driver": "dummy"}
-        data["reader_timing"] = {"poll_ms": POLL_MS, "gap_ms": GAP_MS}
-        data["buttons"]["bounce_ms"] = BOUNCE_MS
-        self.profile.write_text(tomli_w.dumps(data), encoding="utf-8")
         self.tags.write_text(tagfile.export_text(sorted(tags.items()), table), encoding="utf-8")
         self.process: subprocess.Popen | None = None
         self.runs = 0

@@ -8,11 +8,13 @@ accepted and the stored game stays whole.
 import pytest
 
 from drivers.buttons import ButtonEvent
+from firmware import cli
 from firmware.journal import Journal
 from firmware.store import connect
 from firmware.tagmap import TagEntry
 from firmware.views import ChooserView, FlashView, MessageView
 
+from .appliance import write_profile
 from .autopilot import Autopilot
 from .games import bot_game, components, enrol
 from .rig import Rig
@@ -99,6 +101,30 @@ def test_the_same_card_twice_is_refused(table):
     player = table.actions[table.done]["player"]
     table.refused(f"Card on {state.short_name(seat)}'s table", lambda: table.rig.tap(table.uids[state.table[seat][0]], player))
     table.play_next()
+
+
+def test_a_card_tapped_again_by_its_player_is_refused(table):
+    """A second tap of the card just played (a double tap): the turn has passed."""
+    play = table.play_until(lambda a: is_play(a) and len(a["cards"]) == 1)
+    table.play_next()
+    card = table.uids[play["cards"][0]["id"]]
+    next_player = table.session.game.prompt(table.session.state).player
+    table.rig.hands.passes(1.0)  # lifted long enough: this is a new tap, not the same one
+    table.refused(f"{table.session.state.short_name(next_player)}'s turn", lambda: table.rig.tap(card, play["player"]))
+
+
+def test_a_card_left_on_the_reader_is_one_tap(table):
+    play = table.play_until(lambda a: is_play(a) and len(a["cards"]) == 1)
+    entries = table.session.entries
+    reader = table.rig.app.readers.readers[f"seat{play['player']}"]
+    reader.place(table.uids[play["cards"][0]["id"]])
+    table.rig.hands.passes(1.0)  # twenty polls see it resting there, well within an error flash's time
+    view = table.rig.table.view()
+    assert not (isinstance(view, FlashView) and view.error), view
+    assert table.session.entries == entries + 1 and table.session.actions[-1]["player"] == play["player"]
+    reader.lift()
+    table.rig.hands.passes(1.0)
+    assert table.session.entries == entries + 1
 
 
 def test_a_card_on_the_wrong_players_reader_is_refused(table):
@@ -213,6 +239,20 @@ def test_a_corrupt_entry_halts_recovery_with_its_name_and_nothing_is_accepted(re
     assert rig.table.session is None and journal.current() == gid
     assert journal.client.xrange(journal.log_key(gid)) == stored  # not truncated, nothing added
     rig.close()
+
+
+def test_the_command_line_refuses_to_show_or_export_a_damaged_game(redis_server, tmp_path, capsys):
+    table = Playing(redis_server.url)
+    table.play_until(lambda a: table.done >= 12)
+    gid = table.session.gid
+    table.close()
+    damage(Journal(connect(redis_server.url), "t1"), gid, 5, None)
+    profile = str(write_profile(tmp_path / "profile.toml", redis_server.url))
+    for command in (["log", "export", "--config", profile], ["status", "--config", profile]):
+        capsys.readouterr()
+        assert cli.main(command) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err == f"tablemate: game {gid}: entry 5-0 is missing (found 6-0 instead)\n"
 
 
 def test_a_halted_table_can_start_a_new_game_and_the_damaged_one_stays_whole(redis_server):
