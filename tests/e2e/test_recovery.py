@@ -22,7 +22,7 @@ from firmware import cli
 from firmware.gamelog import GameLog
 from firmware.journal import Journal
 from firmware.session import Session
-from firmware.store import connect
+from firmware.store import connect, memory_server
 from firmware.tagmap import TagEntry
 
 from .appliance import Appliance, script_seconds
@@ -147,3 +147,48 @@ def test_killed_at_random_moments_the_game_ends_as_if_never_interrupted(redis_se
     session = Session.recover(journal)
     assert session.game.is_over(session.state)
     assert session.game.scores(session.state) == reference.scores
+
+
+TWO_WRITES_BUG = ("firmware bug: a two-card play replaces the stored one-card play with two journal writes (an "
+                  "undo marker, then the play); when the power goes between them the one-card play, stored and "
+                  "shown, is lost")
+
+
+@pytest.mark.parametrize("writes", [0, pytest.param(1, marks=pytest.mark.xfail(strict=True, reason=TWO_WRITES_BUG)), 2])
+def test_power_lost_inside_a_two_card_play_keeps_a_play(memory_url, writes):
+    """The coloured card is played (stored, shown), then the second card joins it; the power goes
+    after `writes` more changes reach Redis (each change is published: architecture.md). Recovered,
+    the player's play stands: the one-card play or the two-card play, never neither."""
+    actions = bot_game("taj_mahal", PLAYERS, {}, SEED)
+    number = next(n for n, a in enumerate(actions) if a["type"] == "play" and len(a["cards"]) == 2
+                  and a["cards"][1].get("special") != "color_change")
+    rig = Rig(memory_url)
+    uids = enrol(rig.table.tags, components("taj_mahal", actions))
+    for label in ("Taj Mahal", f"{PLAYERS} players", "Hints on"):
+        rig.choose(label)
+    pilot = Autopilot(rig.table, rig, lambda d: uids[d["id"]])
+    pilot.play(actions[:number])
+    coloured, second = actions[number]["cards"]
+    pilot.perform({**actions[number], "cards": [coloured]}, number + 1)
+    client, publish = rig.table.journal.client, rig.table.journal.client.publish
+    allowed = [writes]
+
+    def publish_then_maybe_power_cut(*args):
+        publish(*args)
+        allowed[0] -= 1
+        if allowed[0] == 0:
+            memory_server(memory_url).connected = False
+
+    client.publish = publish_then_maybe_power_cut
+    if writes == 0:
+        memory_server(memory_url).connected = False
+    rig.tap(uids[second["id"]], actions[number]["player"])
+    assert rig.table.session.actions[-1]["cards"] == [coloured, second]
+    rig.close()  # the power is cut: what waits in memory is gone
+    memory_server(memory_url).connected = True
+
+    again = Rig(memory_url)
+    recovered = again.table.session.actions
+    again.close()
+    assert len(recovered) == number + 1, "the play shown as stored was lost"
+    assert recovered[-1]["cards"][0] == coloured
