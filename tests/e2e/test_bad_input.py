@@ -28,7 +28,6 @@ class Playing:
     """A Taj Mahal game at the rig, played by the autopilot up to a chosen action."""
 
     def __init__(self, url: str):
-        self.url = url
         self.actions = bot_game("taj_mahal", PLAYERS, {}, SEED)
         self.rig = Rig(url)
         self.uids = enrol(self.rig.table.tags, components("taj_mahal", self.actions))
@@ -57,12 +56,14 @@ class Playing:
         return self.rig.table.journal.client.xrange(self.rig.table.journal.log_key(self.session.gid))
 
     def refused(self, reason: str, do) -> None:
-        """`do()` is refused with `reason` on an error flash, shown on the display; nothing changes."""
+        """`do()` is refused with `reason` on an error flash, shown on the display and drawn unlike an
+        event flash; nothing changes."""
         state, entries, stored = self.session.state, self.session.entries, self.stored()
         do()
         view = self.rig.table.view()
         assert view == FlashView((reason,), error=True)
-        assert self.rig.image.tobytes() == self.rig.app.loop.screen.render(view).tobytes()
+        screen = self.rig.app.loop.screen
+        assert self.rig.image.tobytes() == screen.render(view).tobytes() != screen.render(FlashView((reason,))).tobytes()
         assert self.session.state is state and self.session.entries == entries and self.stored() == stored
 
     def close(self) -> None:
