@@ -48,7 +48,15 @@ class RedisServer:
                 time.sleep(0.02)
 
     def stop(self) -> None:
+        """SIGTERM: Redis writes what it holds and exits, as at a clean shutdown."""
         if self.process and self.process.poll() is None:
             self.process.terminate()
+            self.process.wait(timeout=10)
+        self.process = None
+
+    def kill(self) -> None:
+        """SIGKILL, as a power cut: no shutdown work; only what the AOF holds survives a `start()`."""
+        if self.process and self.process.poll() is None:
+            self.process.kill()
             self.process.wait(timeout=10)
         self.process = None

@@ -6,22 +6,28 @@ from pathlib import Path
 
 from drivers.display import DisplaySpec
 from firmware.app import App
-from firmware.config import StoreConfig, load_profile
+from firmware.config import Profile, StoreConfig, load_profile
 from firmware.flows import Choose
 from firmware.script import Step, VirtualClock, VirtualTime
 
 PROFILE = Path(__file__).parents[2] / "firmware" / "demos" / "profile.toml"
 
 
+def mocked_profile(url: str, table: str = "t1") -> Profile:
+    """The demos' profile (five seat readers and a shared one, mock buttons) on store `url`, table
+    `table`, with luma's dummy display, which keeps the last frame."""
+    profile = load_profile(PROFILE)
+    return dataclasses.replace(
+        profile,
+        store=StoreConfig(url),
+        table=dataclasses.replace(profile.table, id=table),
+        display=DisplaySpec(driver="dummy"),
+    )
+
+
 class Rig:
     def __init__(self, url: str, table: str = "t1", record: list[str] | None = None):
-        profile = load_profile(PROFILE)
-        profile = dataclasses.replace(
-            profile,
-            store=StoreConfig(url),
-            table=dataclasses.replace(profile.table, id=table),
-            display=DisplaySpec(driver="dummy"),
-        )
+        profile = mocked_profile(url, table)
         self.clock = VirtualClock()
         self.app = App.build(profile, clock=self.clock, web=False)
         self.hands = VirtualTime(self.app, self.clock)

@@ -1,0 +1,231 @@
+"""Appliance speed and size: tap-to-frame latency, time to recover a finished game, peak memory.
+
+As on the Pi: a real redis-server (AOF, appendfsync always) on loopback, started here; the appliance
+built from the demos' profile (mock readers, gpiozero's mock buttons, luma's dummy display).
+
+- Tap to frame: a 5-player Taj Mahal game (a bot game of tests/e2e/games.py) is half played into the
+  journal; the appliance recovers it and its loop runs in its own thread, the readers polled by
+  theirs, as in `tablemate run`. The player to move taps a card on their mock reader: the time runs
+  from `MockReader.tap()` to the return of the `display.show()` that draws the frame this tap caused
+  (the engine, the XADD with its fsync, the publish and the drawing are all inside). Each accepted
+  play is then undone (an undo press handed to the loop), so every tap is the same mid-game move.
+- Recovery: the complete 12-round game in the journal; `App.build` and `loop.start()` (tag map,
+  XRANGE, replay of 260 actions, the first frame), as at power-on once Python has started.
+- Peak RSS: a subprocess plays the recorded 5-player demo (firmware/demos/taj_mahal.script) through
+  the appliance on this redis-server, in virtual time, and reports its ru_maxrss; once with the live
+  web view in the same process (as config/pi.toml runs it), once without.
+
+Targets on the 2-core dev machine: p99 tap-to-frame <= 5 ms, recovery <= 100 ms (median of 20), peak RSS
+<= 80 MB (with the web view).
+"""
+
+import dataclasses
+import json
+import queue
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from drivers.buttons import ButtonEvent  # noqa: E402
+from drivers.readers import ReaderTiming, TagEvent  # noqa: E402
+from firmware import script, tagfile  # noqa: E402
+from firmware.app import App  # noqa: E402
+from firmware.config import WebConfig  # noqa: E402
+from firmware.journal import Journal  # noqa: E402
+from firmware.session import Session  # noqa: E402
+from firmware.store import connect  # noqa: E402
+from firmware.tagmap import TagMap  # noqa: E402
+from firmware.views import OverView  # noqa: E402
+from tests.e2e.games import NAMES, bot_game, components, enrol  # noqa: E402
+from tests.e2e.rig import mocked_profile  # noqa: E402
+from tests.redis_server import RedisServer, free_port  # noqa: E402
+
+PLAYERS, SEED = 5, 7
+TAPS = 300
+RECOVERIES = 20
+#: quick reader timing, so the same card can be tapped again soon (the latency does not depend on it)
+TIMING = ReaderTiming(poll_ms=5, gap_ms=15)
+WAIT_S = 10.0
+DEMO = ROOT / "firmware" / "demos"
+#: recovery happens once per power-on: its typical time (the median of RECOVERIES) is judged
+TARGETS = {"tap_to_frame_p99_ms": 5.0, "recovery_median_ms": 100.0, "peak_rss_mb": 80.0}
+
+
+def _ms(seconds: float) -> float:
+    return round(seconds * 1000, 2)
+
+
+def _journal_game(url: str, table: str, actions: list[dict], played: int) -> dict[str, str]:
+    """The first `played` actions of a game of Taj Mahal for five in the journal, as the table would
+    have written them, with every component of the game enrolled; component id -> uid."""
+    client = connect(url)
+    uids = enrol(TagMap(client, table), components("taj_mahal", actions))
+    session = Session.start(Journal(client, table), "taj_mahal", NAMES[:PLAYERS], {})
+    for action in actions[:played]:
+        session.apply(action)
+    return uids
+
+
+class Frames:
+    """Every frame the loop shows, with the event it was handling then (None: a tick) and the time
+    `display.show()` returned."""
+
+    def __init__(self, app: App):
+        self.shown: queue.Queue = queue.Queue()
+        self._handling = None
+        show, handle = app.display.show, app.loop.handle
+
+        def shown(image) -> None:
+            show(image)
+            self.shown.put((self._handling, time.perf_counter()))
+
+        def handling(event) -> None:
+            self._handling = event
+            try:
+                handle(event)
+            finally:
+                self._handling = None
+
+        app.display.show = shown
+        app.loop.handle = handling
+
+    def of(self, event) -> float:
+        """When the frame caused by `event` was shown."""
+        while True:
+            try:
+                cause, at = self.shown.get(timeout=WAIT_S)
+            except queue.Empty:
+                raise RuntimeError(f"no frame followed {event!r} within {WAIT_S} s") from None
+            if cause == event:
+                return at
+
+
+def tap_to_frame(url: str) -> dict:
+    actions = bot_game("taj_mahal", PLAYERS, {}, SEED)
+    cut = next(n for n in range(len(actions) // 2, len(actions))
+               if actions[n]["type"] == "play" and len(actions[n]["cards"]) == 1)
+    play = actions[cut]
+    uid = _journal_game(url, "tap", actions, cut)[play["cards"][0]["id"]]
+    profile = dataclasses.replace(mocked_profile(url, "tap"), reader_timing=TIMING)
+    app = App.build(profile, web=False)
+    frames = Frames(app)
+    reader = app.readers.readers[f"seat{play['player']}"]
+    undo = ButtonEvent("undo", "press")
+    loop = threading.Thread(target=app.loop.run, name="tablemate-loop")
+    loop.start()
+    app.readers.start()
+    latencies = []
+    try:
+        frames.of(None)  # the recovered game on screen
+        for _ in range(TAPS):
+            started = time.perf_counter()
+            reader.tap(uid)
+            latencies.append(frames.of(TagEvent(reader.name, uid, "arrived", reader.seat)) - started)
+            if len(app.loop.table.session.actions) != cut + 1:
+                raise RuntimeError(f"the tap was not accepted: {app.loop.table.view()!r}")
+            app.loop.post(undo)
+            frames.of(undo)
+            while reader.present is not None:  # lifted for a gap: the next tap is a new arrival
+                time.sleep(TIMING.poll_ms / 1000)
+    finally:
+        app.loop.stop()
+        loop.join(timeout=WAIT_S)
+        app.close()
+    stored = Journal(connect(url), "tap").load(app.loop.table.session.gid)
+    if len(stored.entries) != cut + 2 * TAPS or len(stored.actions) != cut:
+        raise RuntimeError("the taps were not each accepted and undone once")
+    latencies.sort()
+    return {
+        "game": f"Taj Mahal, {PLAYERS} players, after {cut} of {len(actions)} actions",
+        "taps": TAPS,
+        "tap_to_frame_median_ms": _ms(statistics.median(latencies)),
+        "tap_to_frame_p99_ms": _ms(statistics.quantiles(latencies, n=100)[98]),
+        "tap_to_frame_max_ms": _ms(latencies[-1]),
+    }
+
+
+def recovery(url: str) -> dict:
+    actions = bot_game("taj_mahal", PLAYERS, {}, SEED)
+    _journal_game(url, "recover", actions, len(actions))
+    profile = mocked_profile(url, "recover")
+    times = []
+    for _ in range(RECOVERIES):
+        started = time.perf_counter()
+        app = App.build(profile, web=False)
+        app.loop.start()
+        times.append(time.perf_counter() - started)
+        if app.loop.frames != 1 or not isinstance(app.loop.table.view(), OverView):
+            raise RuntimeError(f"the finished game was not recovered: {app.loop.table.view()!r}")
+        app.close()
+    return {
+        "recovered_actions": len(actions),
+        "recovery_first_ms": _ms(times[0]),
+        "recovery_median_ms": _ms(statistics.median(times)),
+        "recovery_max_ms": _ms(max(times)),
+    }
+
+
+def play_demo(url: str, table: str, web: bool) -> dict:
+    """In a subprocess: the recorded Taj Mahal demo through the appliance; its peak RSS."""
+    profile = mocked_profile(url, table)
+    if web:
+        profile = dataclasses.replace(profile, web=WebConfig(True, "127.0.0.1", free_port()))
+    clock = script.VirtualClock()
+    app = App.build(profile, clock=clock)
+    try:
+        if app.web is not None:
+            app.web.start()
+        app.loop.table.tags.set_many(tagfile.load(DEMO / "taj_mahal.tags.toml"))
+        app.loop.start()
+        script.VirtualTime(app, clock).play(script.load(DEMO / "taj_mahal.script"))
+        session = app.loop.table.session
+        if not session.game.is_over(session.state):
+            raise RuntimeError("the recorded demo did not finish its game")
+        actions = len(session.actions)
+    finally:
+        app.close()
+    return {"actions": actions, "peak_rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
+
+
+def peak_rss(url: str, web: bool) -> dict:
+    table = "rss-web" if web else "rss"
+    done = subprocess.run([sys.executable, __file__, "--play-demo", url, table, "web" if web else "no-web"],
+                          capture_output=True, text=True, timeout=300)
+    if done.returncode:
+        raise RuntimeError(f"the demo process failed:\n{done.stderr[-2000:]}")
+    figures = json.loads(done.stdout)
+    return {"actions": figures["actions"], "peak_rss_mb": round(figures["peak_rss_kb"] / 1024, 1)}
+
+
+def run() -> dict:
+    with tempfile.TemporaryDirectory() as directory:
+        redis = RedisServer(Path(directory)).start()
+        try:
+            figures = {"store": "redis-server on loopback (AOF, appendfsync always)"}
+            figures.update(tap_to_frame(redis.url))
+            figures.update(recovery(redis.url))
+            with_web, without_web = peak_rss(redis.url, web=True), peak_rss(redis.url, web=False)
+        finally:
+            redis.stop()
+    figures["full_game_actions"] = with_web["actions"]
+    figures["peak_rss_mb"] = with_web["peak_rss_mb"]
+    figures["peak_rss_without_web_mb"] = without_web["peak_rss_mb"]
+    figures["targets"] = TARGETS
+    figures["meets_targets"] = all(figures[key] <= limit for key, limit in TARGETS.items())
+    return figures
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--play-demo"]:
+        url, table, web = sys.argv[2:5]
+        print(json.dumps(play_demo(url, table, web == "web")))
+    else:
+        print(json.dumps(run(), indent=2))

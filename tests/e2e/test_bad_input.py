@@ -1,0 +1,275 @@
+"""Bad input through the whole appliance on mocked hardware (interaction.md, "One tap, one thing"): a
+tap or press that makes no sense now shows a distinct error flash with the reason, changes nothing,
+stores nothing, and the next valid input carries on. Contact bounce on a button is one press. A
+corrupt journal entry halts the table at recovery with a message naming the entry; nothing is
+accepted and the stored game stays whole.
+"""
+
+import pytest
+
+from drivers.buttons import ButtonEvent
+from firmware import cli
+from firmware.journal import Journal
+from firmware.store import connect
+from firmware.tagmap import TagEntry
+from firmware.views import ChooserView, FlashView, MessageView
+
+from .appliance import write_profile
+from .autopilot import Autopilot
+from .games import bot_game, components, enrol
+from .rig import Rig
+
+PLAYERS, SEED = 5, 7
+#: a Thurn und Taxis card, enrolled at this table too
+OTHER_GAME_TAG = "0e0e0e0e"
+
+
+class Playing:
+    """A Taj Mahal game at the rig, played by the autopilot up to a chosen action."""
+
+    def __init__(self, url: str):
+        self.actions = bot_game("taj_mahal", PLAYERS, {}, SEED)
+        self.rig = Rig(url)
+        self.uids = enrol(self.rig.table.tags, components("taj_mahal", self.actions))
+        self.rig.table.tags.set(OTHER_GAME_TAG, TagEntry("thurn_und_taxis", "card", {"id": "ulm-1", "city": "ulm"}, "Ulm"))
+        for label in ("Taj Mahal", f"{PLAYERS} players", "Hints on"):
+            self.rig.choose(label)
+        self.pilot = Autopilot(self.rig.table, self.rig, lambda d: self.uids[d["id"]])
+        self.done = 0
+
+    @property
+    def session(self):
+        return self.rig.table.session
+
+    def play_until(self, ready) -> dict:
+        """Play on until `ready(next action)`; return that next action (not played)."""
+        while not ready(self.actions[self.done]):
+            self.play_next()
+        return self.actions[self.done]
+
+    def play_next(self) -> None:
+        self.pilot.perform(self.actions[self.done], self.done + 1)
+        self.done += 1
+
+    def stored(self) -> list:
+        """The game's journal stream as Redis holds it: ids and fields."""
+        return self.rig.table.journal.client.xrange(self.rig.table.journal.log_key(self.session.gid))
+
+    def refused(self, reason: str, do) -> None:
+        """`do()` is refused with `reason` on an error flash, shown on the display and drawn unlike an
+        event flash; nothing changes."""
+        state, entries, stored = self.session.state, self.session.entries, self.stored()
+        do()
+        view = self.rig.table.view()
+        assert view == FlashView((reason,), error=True)
+        screen = self.rig.app.loop.screen
+        assert self.rig.image.tobytes() == screen.render(view).tobytes() != screen.render(FlashView((reason,))).tobytes()
+        assert self.session.state is state and self.session.entries == entries and self.stored() == stored
+
+    def close(self) -> None:
+        self.rig.close()
+
+
+@pytest.fixture
+def table(memory_url):
+    table = Playing(memory_url)
+    yield table
+    table.close()
+
+
+def is_play(action: dict) -> bool:
+    return action["type"] == "play"
+
+
+def test_an_unknown_tag_is_refused_and_the_game_goes_on(table):
+    play = table.play_until(is_play)
+    table.refused("Unknown tag 0badc0de", lambda: table.rig.tap("0badc0de", play["player"]))
+    table.play_next()
+    assert table.session.actions[-1]["type"] == "play"
+
+
+def test_a_tag_of_another_game_is_refused(table):
+    play = table.play_until(is_play)
+    table.refused("Tag of Thurn und Taxis", lambda: table.rig.tap(OTHER_GAME_TAG, play["player"]))
+    table.play_next()
+
+
+def test_the_same_card_twice_is_refused(table):
+    """A card already on the table (tapped again, by the next player) stays where it is."""
+    table.play_until(lambda a: is_play(a) and any(table.session.state.table))
+    state = table.session.state
+    seat = next(s for s, laid in enumerate(state.table) if laid)
+    player = table.actions[table.done]["player"]
+    table.refused(f"Card on {state.short_name(seat)}'s table", lambda: table.rig.tap(table.uids[state.table[seat][0]], player))
+    table.play_next()
+
+
+def test_a_card_tapped_again_by_its_player_is_refused(table):
+    """A second tap of the card just played (a double tap): the turn has passed."""
+    play = table.play_until(lambda a: is_play(a) and len(a["cards"]) == 1)
+    table.play_next()
+    card = table.uids[play["cards"][0]["id"]]
+    next_player = table.session.game.prompt(table.session.state).player
+    table.rig.hands.passes(1.0)  # lifted long enough: this is a new tap, not the same one
+    table.refused(f"{table.session.state.short_name(next_player)}'s turn", lambda: table.rig.tap(card, play["player"]))
+
+
+def test_a_card_left_on_the_reader_is_one_tap(table):
+    play = table.play_until(lambda a: is_play(a) and len(a["cards"]) == 1)
+    entries = table.session.entries
+    reader = table.rig.app.readers.readers[f"seat{play['player']}"]
+    reader.place(table.uids[play["cards"][0]["id"]])
+    table.rig.hands.passes(1.0)  # twenty polls see it resting there, well within an error flash's time
+    view = table.rig.table.view()
+    assert not (isinstance(view, FlashView) and view.error), view
+    assert table.session.entries == entries + 1 and table.session.actions[-1]["player"] == play["player"]
+    reader.lift()
+    table.rig.hands.passes(1.0)
+    assert table.session.entries == entries + 1
+
+
+def test_a_card_on_the_wrong_players_reader_is_refused(table):
+    play = table.play_until(is_play)
+    player = play["player"]
+    wrong = (player + 1) % PLAYERS
+    card = table.uids[play["cards"][0]["id"]]
+    table.refused(f"{table.session.state.short_name(player)}'s turn", lambda: table.rig.tap(card, wrong))
+    table.play_next()
+
+
+@pytest.mark.parametrize("role", ["pass", "next", "ok"])
+def test_a_press_that_means_nothing_now_is_explained(table, role):
+    table.play_until(is_play)
+    assert table.rig.table.running is None
+    table.refused(f"'{role}' does nothing here", lambda: table.rig.press(role))
+    table.play_next()
+
+
+def test_a_province_tile_out_of_its_time_is_refused(table):
+    table.play_until(is_play)
+    tile = next(a["tile"] for a in table.actions if a["type"] == "visit")
+    table.refused("No province tile now", lambda: table.rig.tap(table.uids[tile["id"]], None))
+
+
+# -- button bounce -------------------------------------------------------------------------------
+
+
+def chatter(rig: Rig, role: str, pattern: list[tuple[bool, float]]) -> list:
+    """Drive `role`'s pin through (pressed, milliseconds) levels on the virtual clock, 1 ms at a time,
+    with the buttons updated as time passes; the button events the loop was given."""
+    panel = rig.app.buttons
+    pin = panel.factory.pin(panel.pin(role))
+    for pressed, ms in pattern:
+        if pressed:
+            pin.drive_low()
+        else:
+            pin.drive_high()
+        for _ in range(round(ms)):
+            rig.clock.now += 0.001
+            panel.update()
+    return [event for event in list(rig.app.loop.events.queue) if isinstance(event, ButtonEvent)]
+
+
+def test_a_bouncing_press_is_one_press(memory_url):
+    rig = Rig(memory_url)
+    bounce_ms = rig.app.profile.buttons.bounce_ms
+    assert isinstance(rig.table.view(), ChooserView) and rig.table.view().index == 0
+    down = [(True, 1), (False, 1), (True, 2), (False, 1)]
+    up = [(False, 1), (True, 1), (False, 2), (True, 1)]
+    events = chatter(rig, "next", down + [(True, 4 * bounce_ms)] + up + [(False, 2 * bounce_ms)])
+    assert events == [ButtonEvent("next", "press")]
+    rig.app.loop.drain()
+    assert rig.table.view().index == 1
+    rig.close()
+
+
+def test_a_glitch_shorter_than_the_bounce_time_is_no_press(memory_url):
+    rig = Rig(memory_url)
+    bounce_ms = rig.app.profile.buttons.bounce_ms
+    events = chatter(rig, "next", [(True, bounce_ms - 2), (False, 3 * bounce_ms)] * 3)
+    assert events == []
+    rig.app.loop.drain()
+    assert rig.table.view().index == 0
+    rig.close()
+
+
+# -- a corrupt journal -----------------------------------------------------------------------------
+
+#: how entry 5-0 is damaged, and what the table must say about it
+CORRUPTIONS = {
+    "unreadable": ({"kind": "action", "action": "{oops"}, "entry 5-0 holds no readable action: '{oops'"),
+    "unknown kind": ({"kind": "mystery", "action": "{}"}, "entry 5-0 has unknown kind 'mystery'"),
+    "refused by the rules": ({"kind": "action", "action": '{"type": "withdraw", "player": 9}'}, "entry 5-0 is refused by the rules"),
+    "missing": (None, "entry 5-0 is missing (found 6-0 instead)"),
+}
+
+
+def damage(journal: Journal, gid: str, number: int, fields: dict | None) -> None:
+    """Rewrite game `gid`'s stream with entry `number` replaced by `fields` (None: deleted)."""
+    key = journal.log_key(gid)
+    entries = journal.client.xrange(key)
+    journal.client.delete(key)
+    for entry_id, stored in entries:
+        if entry_id != f"{number}-0":
+            journal.client.xadd(key, stored, id=entry_id)
+        elif fields is not None:
+            journal.client.xadd(key, fields, id=entry_id)
+
+
+@pytest.mark.parametrize("damaged", CORRUPTIONS)
+def test_a_corrupt_entry_halts_recovery_with_its_name_and_nothing_is_accepted(redis_server, damaged):
+    fields, message = CORRUPTIONS[damaged]
+    table = Playing(redis_server.url)
+    play = table.play_until(lambda a: is_play(a) and table.done >= 12)
+    gid = table.session.gid
+    table.close()
+    journal = Journal(connect(redis_server.url), "t1")
+    damage(journal, gid, 5, fields)
+    stored = journal.client.xrange(journal.log_key(gid))
+
+    rig = Rig(redis_server.url)
+    view = rig.table.view()
+    assert isinstance(view, MessageView) and view.title == "Journal problem"
+    assert view.lines[0].startswith(f"game {gid}: ") and message in view.lines[0]
+    assert rig.image.tobytes() == rig.app.loop.screen.render(view).tobytes()
+    assert rig.app.loop.status().startswith("Halted: ")
+    rig.tap(table.uids[play["cards"][0]["id"]], play["player"])
+    assert rig.table.view() == FlashView(("No game in progress",), error=True)
+    rig.press("withdraw")
+    assert rig.table.view() == FlashView(("Hold undo: menu",), error=True)
+    assert rig.table.session is None and journal.current() == gid
+    assert journal.client.xrange(journal.log_key(gid)) == stored  # not truncated, nothing added
+    rig.close()
+
+
+def test_the_command_line_refuses_to_show_or_export_a_damaged_game(redis_server, tmp_path, capsys):
+    table = Playing(redis_server.url)
+    table.play_until(lambda a: table.done >= 12)
+    gid = table.session.gid
+    table.close()
+    damage(Journal(connect(redis_server.url), "t1"), gid, 5, None)
+    profile = str(write_profile(tmp_path / "profile.toml", redis_server.url))
+    for command in (["log", "export", "--config", profile], ["status", "--config", profile]):
+        capsys.readouterr()
+        assert cli.main(command) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err == f"tablemate: game {gid}: entry 5-0 is missing (found 6-0 instead)\n"
+
+
+def test_a_halted_table_can_start_a_new_game_and_the_damaged_one_stays_whole(redis_server):
+    table = Playing(redis_server.url)
+    table.play_until(lambda a: table.done >= 12)
+    gid = table.session.gid
+    table.close()
+    journal = Journal(connect(redis_server.url), "t1")
+    damage(journal, gid, 5, CORRUPTIONS["unreadable"][0])
+    stored = journal.client.xrange(journal.log_key(gid))
+
+    rig = Rig(redis_server.url)
+    rig.step("hold", "undo", "1000")
+    rig.choose("New game")
+    for label in ("Taj Mahal", f"{PLAYERS} players", "Hints on"):
+        rig.choose(label)
+    assert rig.table.session is not None and rig.table.session.gid != gid and journal.current() == rig.table.session.gid
+    assert journal.client.xrange(journal.log_key(gid)) == stored and journal.games() == [gid, rig.table.session.gid]
+    rig.close()
