@@ -31,7 +31,7 @@ from tests.firmware.web.sse import EventReader  # noqa: E402
 from tests.redis_server import RedisServer, free_port  # noqa: E402
 
 TABLE = "bench"
-DEMO = ROOT / "firmware" / "demos" / "thurn_und_taxis.json"
+DEMO = ROOT / "tests" / "firmware" / "thurn_und_taxis.log.json"
 CLIENTS = 20
 RPS_SECONDS = 3.0
 GAMES = 2  # the recorded game played this many times: about 630 actions

@@ -60,13 +60,17 @@ class Session:
     def recover(cls, journal: Journal, gid: str | None = None) -> "Session | None":
         """The current (or given) game rebuilt from its journal; None when there is none.
 
-        A journal entry the engine refuses is corruption, not history to skip: CorruptJournal.
+        A journal entry the engine refuses is corruption, not history to skip: CorruptJournal. A
+        stored status that disagrees with the replay (over / playing) is corrected.
         """
         gid = gid or journal.current()
         if gid is None:
             return None
         record = journal.load(gid)
-        return cls.from_record(journal, record)
+        session = cls.from_record(journal, record)
+        # a stop between a game's last entry and its status write leaves the status behind: mend it
+        session._status_changed(was_over=record.status == "over")
+        return session
 
     @classmethod
     def from_record(cls, journal: Journal, record: GameRecord) -> "Session":

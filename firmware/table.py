@@ -117,15 +117,15 @@ class Table:
 
     def tick(self) -> bool:
         """Time passes: expire the flash and retry the store; True when the view may have changed."""
-        if self.waiting:
-            if self.clock() < self._retry_at:
-                return False
-            self.boot()
-            return not self.waiting
         changed = False
         if self.flash and self.clock() >= self.flash.until:
             self.flash = None
             changed = True
+        if self.waiting:
+            if self.clock() < self._retry_at:
+                return changed
+            self.boot()
+            return changed or not self.waiting
         if self.journal.pending:
             was_offline = self.journal.offline
             self.journal.flush()

@@ -167,8 +167,6 @@ def test_a_game_started_while_redis_is_down_is_stored_when_it_answers(redis_serv
     rig.close()
 
 
-@pytest.mark.xfail(strict=True, reason="firmware bug: Table.tick() returns before expiring the flash while it "
-                   "waits for Redis, so an error flash stays until the next input")
 def test_an_error_flash_while_waiting_for_redis_gives_way_to_the_waiting_message(redis_server):
     redis_server.stop()
     rig = Rig(redis_server.url)

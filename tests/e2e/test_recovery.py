@@ -149,12 +149,7 @@ def test_killed_at_random_moments_the_game_ends_as_if_never_interrupted(redis_se
     assert session.game.scores(session.state) == reference.scores
 
 
-TWO_WRITES_BUG = ("firmware bug: a two-card play replaces the stored one-card play with two journal writes (an "
-                  "undo marker, then the play); when the power goes between them the one-card play, stored and "
-                  "shown, is lost")
-
-
-@pytest.mark.parametrize("writes", [0, pytest.param(1, marks=pytest.mark.xfail(strict=True, reason=TWO_WRITES_BUG)), 2])
+@pytest.mark.parametrize("writes", [0, 1, 2])
 def test_power_lost_inside_a_two_card_play_keeps_a_play(memory_url, writes):
     """The coloured card is played (stored, shown), then the second card joins it; the power goes
     after `writes` more changes reach Redis (each change is published: architecture.md). Recovered,

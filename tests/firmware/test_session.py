@@ -99,3 +99,17 @@ def test_replace_journals_the_undo_and_the_new_action_together(journal):
     with pytest.raises(engines.IllegalAction):
         session.replace({"type": "lay", "player": 1, "card": {"id": "x", "city": "ulm"}})
     assert journal.load("g1").actions == [other]
+
+
+def test_recovery_mends_a_status_the_stop_left_behind(journal):
+    log = gamelog.load(DEMO)
+    session = Session.start(journal, log.game, log.players, log.options, gid="g1")
+    for action in log.actions:
+        session.apply(action)
+    journal.client.hset("tablemate:t1:game:g1", "status", "playing")  # killed before the status write
+    Session.recover(journal)
+    assert journal.client.hget("tablemate:t1:game:g1", "status") == "over"
+    session.undo()
+    journal.client.hset("tablemate:t1:game:g1", "status", "over")  # killed between the undo and its status write
+    Session.recover(journal)
+    assert journal.client.hget("tablemate:t1:game:g1", "status") == "playing"
