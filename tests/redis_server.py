@@ -16,12 +16,17 @@ def free_port() -> int:
 
 
 class RedisServer:
-    """One redis-server process with its own directory; AOF on (appendfsync always) as on the Pi."""
+    """One redis-server process with its own directory; AOF on (appendfsync always) as on the Pi.
 
-    def __init__(self, directory: Path, aof: bool = True):
+    With `config` (a redis.conf, as apt installs it) the file decides persistence; only the port,
+    the directory and running in the foreground are set here.
+    """
+
+    def __init__(self, directory: Path, aof: bool = True, config: Path | None = None, port: int | None = None):
         self.directory = directory
-        self.port = free_port()
+        self.port = port or free_port()
         self.aof = aof
+        self.config = config
         self.process: subprocess.Popen | None = None
 
     @property
@@ -32,8 +37,14 @@ class RedisServer:
         binary = shutil.which("redis-server")
         if binary is None:
             raise RuntimeError("redis-server is not installed (.ci/run installs it with apt)")
-        args = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.directory), "--save", ""]
-        if self.aof:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        args = [binary] + ([str(self.config)] if self.config else [])
+        args += ["--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.directory)]
+        if self.config:
+            args += ["--daemonize", "no", "--supervised", "no", "--logfile", "", "--pidfile", str(self.directory / "pid")]
+        else:
+            args += ["--save", ""]
+        if self.aof and not self.config:
             args += ["--appendonly", "yes", "--appendfsync", "always"]
         self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         client = redis.Redis(port=self.port)

@@ -15,7 +15,6 @@ on to the scores of an uninterrupted replay. What the table does about games and
 import dataclasses
 import json
 
-import pytest
 
 import engines
 from firmware.journal import Journal

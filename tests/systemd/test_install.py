@@ -11,14 +11,13 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 import tomllib
 from pathlib import Path
 
 import pytest
 import redis
 
-from tests.redis_server import free_port
+from tests.redis_server import RedisServer
 
 REPO = Path(__file__).parents[2]
 FAKESYS = Path(__file__).with_name("fakesys.py")
@@ -112,41 +111,12 @@ def redis_conf(tmp_path):
     return conf
 
 
-def start_redis(conf: Path, directory: Path, port: int) -> subprocess.Popen:
-    """redis-server with `conf`, on `port` and in `directory` (the machine's paths overridden)."""
-    binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.fail("redis-server is not installed (.ci/run installs it with apt)")
-    directory.mkdir(exist_ok=True)
-    process = subprocess.Popen([binary, str(conf), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory),
-                                "--daemonize", "no", "--supervised", "no", "--logfile", "", "--pidfile", str(directory / "pid")],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    client = redis.Redis(port=port)
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            client.ping()
-            return process
-        except redis.ConnectionError:
-            if time.monotonic() > deadline or process.poll() is not None:
-                raise RuntimeError("redis-server did not start") from None
-            time.sleep(0.02)
-
-
-def stop_redis(process: subprocess.Popen) -> None:
-    """SIGTERM, as systemd stops it: Redis saves its data and exits."""
-    if process.poll() is None:
-        process.terminate()
-        process.wait(timeout=10)
-
-
 @pytest.fixture
 def debian_redis(tmp_path, redis_conf):
-    """A redis-server as apt leaves it (AOF off), which the fake redis-cli talks to: (port, process)."""
-    port = free_port()
-    process = start_redis(redis_conf, tmp_path / "redis", port)
-    yield port, process
-    stop_redis(process)
+    """A redis-server as apt leaves it (AOF off), which the fake redis-cli talks to: (port, server)."""
+    server = RedisServer(tmp_path / "redis", config=redis_conf).start()
+    yield server.port, server
+    server.stop()
 
 
 @pytest.fixture
@@ -419,23 +389,23 @@ def test_bad_arguments_are_refused_and_change_nothing(system, args, message):
 
 def test_switching_redis_to_aof_keeps_the_data_already_in_it(tmp_path, system, debian_redis):
     """Restarting Redis with `appendonly yes` newly in its config would load an empty AOF."""
-    redis_port, process = debian_redis
+    redis_port, server = debian_redis
     client = redis.Redis(port=redis_port)
     client.xadd("tablemate:t1:game:g1:log", {"action": "{}"})
     client.set("tablemate:t1:current", "g1")
     ok(system.install())
-    stop_redis(process)
+    server.stop()  # SIGTERM, as systemd stops it: Redis saves its data and exits
     # the installed redis.conf, with its include pointed at the fake root's snippet
     conf = tmp_path / "installed-redis.conf"
     conf.write_text((system.root / "etc/redis/redis.conf").read_text().replace(
         "include /etc/redis/tablemate.conf", f"include {system.root}/etc/redis/tablemate.conf"))
-    process = start_redis(conf, tmp_path / "redis", redis_port)
+    restarted = RedisServer(tmp_path / "redis", config=conf, port=redis_port).start()
     try:
         assert redis_config(redis_port) == {"appendonly": "yes", "appendfsync": "always"}
         assert client.get("tablemate:t1:current") == b"g1"
         assert client.xlen("tablemate:t1:game:g1:log") == 1
     finally:
-        stop_redis(process)
+        restarted.stop()
 
 
 def test_install_sh_is_shellcheck_clean():
