@@ -46,3 +46,35 @@ def test_replay_of_a_bad_file_says_what_is_wrong(tmp_path, capsys):
     bad.write_text("{oops")
     assert main(["replay", str(bad)]) == 2
     assert "not JSON" in capsys.readouterr().err
+
+
+def test_tags_import_list_export_and_forget(tmp_path, capsys):
+    profile = tmp_path / "profile.toml"
+    desktop = (ROOT / "config" / "desktop.toml").read_text()
+    profile.write_text(desktop.replace('url = "memory://"', f'url = "memory://cli-{tmp_path.name}"'))
+    tags = ROOT / "firmware" / "demos" / "maharani.tags.toml"
+    assert main(["tags", "import", str(tags), "--config", str(profile)]) == 0
+    assert "56 tags imported" in capsys.readouterr().out
+    assert main(["tags", "list", "--config", str(profile)]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert len(listed) == 56 and all(" maharani " in line for line in listed)
+    exported = tmp_path / "out.toml"
+    assert main(["tags", "export", str(exported), "--config", str(profile)]) == 0
+    from firmware import tagfile
+
+    assert tagfile.load(exported) == tagfile.load(tags)
+    uid = listed[0].split()[0]
+    assert main(["tags", "forget", uid, "--config", str(profile)]) == 0
+    assert main(["tags", "forget", uid, "--config", str(profile)]) == 2
+    capsys.readouterr()
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[tags.zz]\ngame = 'maharani'\n")
+    assert main(["tags", "import", str(bad), "--config", str(profile)]) == 2
+    assert "bad.toml, line 1" in capsys.readouterr().err
+
+
+def test_a_bad_profile_exits_with_ex_config(tmp_path, capsys):
+    profile = tmp_path / "profile.toml"
+    profile.write_text("[table]\nid = 'x'\nplayers = ['Ana']\n[store]\nurl = 'memory://'\n[bogus]\n")
+    assert main(["status", "--config", str(profile)]) == 78
+    assert "bogus: unknown section" in capsys.readouterr().err
