@@ -18,19 +18,22 @@ def _is(value: Any, kind: type) -> bool:
     return isinstance(value, kind)
 
 
-def field(action: dict, key: str, kind: type, *, optional: bool = False, default: Any = None) -> Any:
-    """`action[key]`, which must be of `kind` (or null/absent when optional)."""
+def field(action: dict, key: str, kind: type, *, optional: bool = False, default: Any = None, what: str | None = None) -> Any:
+    """`action[key]`, which must be of `kind` (or null/absent when optional).
+
+    `what` names the object when it is not the action itself (a card inside it: "card"), so the
+    messages say "Card: no 'id'" rather than speak of the action.
+    """
     value = action.get(key)
+    subject = f"{what} {action!r}" if what else f"action {action.get('type')!r}"
     if value is None:
         if optional:
             return default
-        raise IllegalAction(f"Missing '{key}'", f"action {action.get('type')!r} needs the field {key!r}")
+        short = f"{what.capitalize()}: no '{key}'" if what else f"Missing '{key}'"
+        raise IllegalAction(short, f"{subject} needs the field {key!r}")
     if not _is(value, kind):
-        raise IllegalAction(
-            f"Bad '{key}'",
-            f"field {key!r} of action {action.get('type')!r} must be {_TYPE_NAMES.get(kind, kind.__name__)}, "
-            f"not {value!r}",
-        )
+        short = f"{what.capitalize()}: bad '{key}'" if what else f"Bad '{key}'"
+        raise IllegalAction(short, f"field {key!r} of {subject} must be {_TYPE_NAMES.get(kind, kind.__name__)}, not {value!r}")
     return value
 
 

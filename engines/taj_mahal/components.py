@@ -12,7 +12,7 @@ engine would refuse.
 from itertools import combinations, combinations_with_replacement
 from typing import Any, NamedTuple
 
-from engines.core import IllegalAction
+from engines.core import IllegalAction, check
 from engines.core.manifest import Components
 
 COLOURS = ("red", "yellow", "green", "purple")
@@ -57,17 +57,6 @@ def _bad(short: str, detail: str) -> IllegalAction:
     return IllegalAction(short, detail)
 
 
-def _typed(desc: dict, key: str, kind: type, what: str) -> Any:
-    value = desc.get(key)
-    if value is None:
-        raise _bad(f"{what.capitalize()}: no '{key}'", f"{what} {desc!r} needs the field {key!r}")
-    if not (type(value) is int if kind is int else isinstance(value, kind)):  # true/false is never a number
-        raise _bad(
-            f"{what.capitalize()}: bad '{key}'", f"field {key!r} of {what} {desc!r} must be a {kind.__name__}, not {value!r}"
-        )
-    return value
-
-
 def _known(values: list, vocabulary: tuple[str, ...], what: str) -> None:
     """Every one of `values` is a word of `vocabulary`."""
     for value in values:
@@ -82,7 +71,7 @@ def _object(desc: Any, what: str) -> dict:
 
 
 def _id(desc: dict, what: str) -> str:
-    ident = _typed(desc, "id", str, what)
+    ident = check.field(desc, "id", str, what=what)
     if not ident.strip():
         raise _bad(f"{what.capitalize()}: empty id", f"{what} {desc!r} has an empty id")
     return ident
@@ -100,7 +89,7 @@ def _card_fields(desc: dict) -> None:
         _known([colour], COLOURS + (WHITE,), "colour")
     if "symbols" not in desc:
         return
-    symbols = _typed(desc, "symbols", list, "card")
+    symbols = check.field(desc, "symbols", list, what="card")
     _known(symbols, SYMBOLS, "symbol")
     if colour == WHITE and len(symbols) != 1:
         raise _bad("A white card: 1 symbol", f"a white card shows exactly one symbol, not {symbols!r}")
@@ -119,7 +108,7 @@ def _province_fields(desc: dict) -> None:
         raise _bad("Province tile: 1 to 12", f"province tiles are numbered 1 to {ROUNDS}, not {number!r}")
     if "goods" not in desc:
         return
-    goods = _typed(desc, "goods", list, "province tile")
+    goods = check.field(desc, "goods", list, what="province tile")
     _known(goods, GOODS, "good")
     if "number" in desc:
         wanted = 1 if number == 1 else 2
@@ -150,7 +139,7 @@ def read_item(desc: Any) -> Card | Special:
         if "color" in desc or "symbols" in desc:
             raise _bad("Card or special card?", f"{desc!r} has both a special and a colour or symbols")
         ident = _id(desc, "special card")
-        _typed(desc, "special", str, "special card")
+        check.field(desc, "special", str, what="special card")
         _special_fields(desc)
         return Special(ident, desc["special"])
     return read_card(desc)
@@ -162,25 +151,25 @@ def read_card(desc: Any) -> Card:
     if "special" in desc:
         raise _bad("Not a special card here", f"{desc!r} is a special card; the engine keeps track of those itself")
     ident = _id(desc, "card")
-    _typed(desc, "color", str, "card")
-    _typed(desc, "symbols", list, "card")
+    check.field(desc, "color", str, what="card")
+    check.field(desc, "symbols", list, what="card")
     _card_fields(desc)
     return Card(ident, desc["color"], tuple(desc["symbols"]))
 
 
 def read_province_tile(desc: Any) -> ProvinceTile:
     desc = _object(desc, "province tile")
-    _typed(desc, "number", int, "province tile")
-    _typed(desc, "goods", list, "province tile")
+    check.field(desc, "number", int, what="province tile")
+    check.field(desc, "goods", list, what="province tile")
     _province_fields(desc)
     return ProvinceTile(desc["number"], tuple(desc["goods"]))
 
 
 def read_bonus_tile(desc: Any) -> BonusTile:
     desc = _object(desc, "bonus tile")
-    _typed(desc, "kind", str, "bonus tile")
+    check.field(desc, "kind", str, what="bonus tile")
     if desc.get("goods") is not None:
-        _typed(desc, "goods", str, "bonus tile")
+        check.field(desc, "goods", str, what="bonus tile")
     _bonus_fields(desc)
     return BonusTile(desc["kind"], desc.get("goods"))
 
