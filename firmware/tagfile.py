@@ -21,6 +21,7 @@ from pathlib import Path
 import tomli_w
 
 import engines
+from drivers.readers import normalise_uid as reader_uid
 
 from .tagmap import TagEntry, normalise_uid
 
@@ -52,9 +53,10 @@ def parse(text: str, source: str = "tag file") -> dict[str, TagEntry]:
     components: dict[tuple[str, str], str] = {}
     for raw_uid, raw in data["tags"].items():
         where = f"{source}, line {_line_of(lines, raw_uid)} ([tags.{raw_uid}])"
-        uid = normalise_uid(raw_uid)
-        if not uid or any(c not in "0123456789abcdef" for c in uid) or len(uid) % 2:
-            raise BadTagFile(f"{where}: {raw_uid!r} is not a tag UID (hex bytes)")
+        try:
+            uid = reader_uid(normalise_uid(raw_uid))
+        except ValueError as error:
+            raise BadTagFile(f"{where}: {raw_uid!r} is not a tag UID ({error})") from None
         if uid in entries:
             raise BadTagFile(f"{where}: UID {uid} appears twice")
         entry = _entry(where, raw)

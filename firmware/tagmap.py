@@ -38,6 +38,7 @@ class TagEntry:
 
 
 def normalise_uid(uid: str) -> str:
+    """A UID as the readers report it (lower-case hex), from a form a person may write ("04:A1:B2:C3")."""
     return uid.strip().lower().replace(":", "").replace(" ", "")
 
 
