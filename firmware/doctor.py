@@ -77,14 +77,15 @@ def _seat(seat: int | None) -> str:
 
 def check_display(profile: Profile) -> list[Finding]:
     spec = profile.display
-    display = open_display(spec, stream=open(os.devnull, "w"), attempts=1)
-    try:
-        display.show(Image.new("1", display.size, 0))
-        if display.failed:
-            return [Finding(False, f"display {spec.driver}: {display.error} (check its wiring and address)")]
-        return [Finding(True, f"display {spec.driver}: answers")]
-    finally:
-        display.close(blank=True)
+    with open(os.devnull, "w") as nowhere:
+        display = open_display(spec, stream=nowhere, attempts=1)
+        try:
+            display.show(Image.new("1", display.size, 0))
+            if display.failed:
+                return [Finding(False, f"display {spec.driver}: {display.error} (check its wiring and address)")]
+            return [Finding(True, f"display {spec.driver}: answers")]
+        finally:
+            display.close(blank=True)
 
 
 def check_buttons(profile: Profile) -> list[Finding]:
