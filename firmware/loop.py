@@ -79,11 +79,9 @@ class Loop:
         except queue.Empty:
             self.idle()
             return True
-        if isinstance(event, Stop):
-            return False
-        self.handle(event)
+        going_on = self._take(event)
         self._ping()
-        return True
+        return going_on
 
     def idle(self) -> None:
         """No input: let time pass for the table (flashes, store retries) and ping the watchdog."""
@@ -100,9 +98,15 @@ class Loop:
                 event = self.events.get_nowait()
             except queue.Empty:
                 return True
-            if isinstance(event, Stop):
+            if not self._take(event):
                 return False
-            self.handle(event)
+
+    def _take(self, event: Any) -> bool:
+        """Handle one queued event; False for the Stop that ends the loop."""
+        if isinstance(event, Stop):
+            return False
+        self.handle(event)
+        return True
 
     def handle(self, event: Any) -> None:
         if isinstance(event, TagEvent):

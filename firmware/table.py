@@ -142,11 +142,9 @@ class Table:
         if self.running:
             request = self.running.request
             if isinstance(request, Choose):
-                labels = tuple(o.label for o in request.options)
-                if request.map is None:
-                    return ChooserView(request.question, labels, self.running.index, title, offline)
-                mark = request.map.positions[self.running.index]
-                return ChooserView(request.question, labels, self.running.index, title, offline, request.map.cells, mark)
+                labels, index, board = tuple(o.label for o in request.options), self.running.index, request.map
+                cells, mark = (board.cells, board.positions[index]) if board else ((), None)
+                return ChooserView(request.question, labels, index, title, offline, cells, mark)
             return TapView(request.question, request.done, title, offline, request.note)
         if self.waiting:
             return MessageView("Store unreachable", ("Waiting for Redis.", "The game is kept there."), True)
