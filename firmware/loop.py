@@ -2,7 +2,9 @@
 
 Each event is handled, then the frame is redrawn and shown when it changed. Between events the loop
 ticks (flash expiry, store retries) and, under systemd, pings the watchdog from this same thread, so
-a stuck loop stops the pings and systemd restarts the service. `stop()` may be called from any
+a stuck loop stops the pings and systemd restarts the service. Worker threads the table depends on
+(the readers' poller, the display's sender) are `watch()`ed: while one of them is dead or stuck the
+pings stop too, so a silent worker is restarted like a stuck loop. `stop()` may be called from any
 thread or a signal handler: the loop then flushes the journal, leaves a last frame and returns.
 """
 
@@ -48,6 +50,8 @@ class Loop:
         self._status: str | None = None
         self.frames = 0
         self.ready = False
+        self._watched: dict[str, Callable[[], bool]] = {}
+        self._unwell: frozenset[str] = frozenset()
 
     # -- called from other threads ---------------------------------------------------------------
 
@@ -57,6 +61,11 @@ class Loop:
 
     def stop(self) -> None:
         self.events.put(Stop())
+
+    def watch(self, name: str, alive: Callable[[], bool]) -> None:
+        """Ping the watchdog only while `alive()` is true: `name` is a worker thread (readers,
+        display) whose death or stall must restart the service like a stuck loop would."""
+        self._watched[name] = alive
 
     # -- the loop thread -------------------------------------------------------------------------
 
@@ -181,8 +190,19 @@ class Loop:
         entries = table.session.entries
         return f"{game.title}: {game.phase(table.session.state)}, {entries} entr{'y' if entries == 1 else 'ies'}{store}"
 
+    def unwell(self) -> frozenset[str]:
+        """The watched workers that are dead or stuck now (logged once when the set changes)."""
+        unwell = frozenset(name for name, alive in self._watched.items() if not alive())
+        if unwell != self._unwell:
+            self._unwell = unwell
+            if unwell:
+                log.error("no watchdog ping while these threads are dead or stuck: %s", ", ".join(sorted(unwell)))
+            else:
+                log.warning("every watched thread answers again")
+        return unwell
+
     def _ping(self) -> None:
         interval = self.notifier.watchdog_interval
-        if interval is not None and self.clock() - self._last_ping >= interval:
+        if interval is not None and self.clock() - self._last_ping >= interval and not self.unwell():
             self._last_ping = self.clock()
             self.notifier.watchdog()

@@ -43,3 +43,36 @@ def test_a_store_back_during_the_stop_gets_everything(memory_url):
     assert loop.table.journal.load(loop.table.session.gid).actions == [LAY]
     expected = Screen().render(MessageView("Paused", ("tablemate stopped", "Game kept")))
     assert loop.display.image.tobytes() == expected.tobytes()
+
+
+class Pings:
+    """A notifier that counts watchdog pings, with systemd's interval."""
+
+    watchdog_interval = 1.0
+
+    def __init__(self):
+        self.pings = 0
+
+    def watchdog(self):
+        self.pings += 1
+
+
+def test_a_watched_thread_that_is_not_alive_stops_the_watchdog_pings_until_it_answers(memory_url):
+    client = connect(memory_url)
+    now = [0.0]
+    notifier = Pings()
+    loop = Loop(Table(Journal(client, "t1"), TagMap(client, "t1")), open_display(DisplaySpec(driver="dummy")),
+                notifier=notifier, clock=lambda: now[0])
+    alive = [True]
+    loop.watch("tablemate-readers", lambda: alive[0])
+    loop._ping()
+    assert notifier.pings == 1 and loop.unwell() == frozenset()
+    alive[0] = False
+    for _ in range(3):
+        now[0] += 1.0
+        loop._ping()
+    assert notifier.pings == 1 and loop.unwell() == {"tablemate-readers"}
+    alive[0] = True
+    now[0] += 1.0
+    loop._ping()
+    assert notifier.pings == 2
