@@ -40,6 +40,8 @@ class Board:
     region_bonuses: tuple[RegionBonus, ...]
     carriage_points: dict[int, int]
     houses_per_player: int
+    #: city cards of each city in the box
+    copies_per_city: int
 
     @property
     def cities(self) -> tuple[str, ...]:
@@ -90,4 +92,5 @@ def board() -> Board:
         region_bonuses=bonuses,
         carriage_points={c["route_length"]: c["victory_points"] for c in data["carriages"]},
         houses_per_player=data["components"]["houses_per_player"],
+        copies_per_city=data["components"]["copies_per_city"],
     )

@@ -5,10 +5,18 @@ laid and closed; the drawing of cards is the table's business (the deck is the r
 
 Choices where the contract is silent, as a player at the table expects them:
 - `official` may be recorded at any time in the turn, as long as no other official helps that turn.
-  On a seat's first turn the postmaster is in force by itself (the hand is empty); recording it is
-  accepted once, any other official is refused, and there is no second lay.
+- "Si, au début de son tour, un joueur n'a plus de carte en main, il doit demander l'aide du chef de
+  poste": the table does not see draws, so the engine keeps, per seat, the most cards the hand can
+  hold (a turn draws 2 with the postmaster, recorded or not, 1 when another official helps; the lays
+  are seen; a close cuts the hand to 3). When that bound is 0 at the start of a turn (every first
+  turn, and e.g. the turn after a second turn that laid two cards) the postmaster is in force by
+  itself: recording it is accepted once, any other official (postillion, administrator, coachman) is
+  refused. When the bound is above 0 the hand may still be empty; the players keep that rule.
+- There are three cards of each city: a lay whose city already lies in three routes is a mistaken tag.
 - A route of one card has a single end: `side` may be omitted and the card goes to the right.
-- A closing may place any subset of the allowed houses, including none: the rule says "may".
+- A closing may place any subset of the allowed houses, including none: the rule says "may" ("il
+  peut poser"), and a player with fewer houses left than the choice needs places as many as remain,
+  choosing which. `house_sets` lists every largest choice; every legal placement is a subset of one.
 - Carriages: each value exists four times, so with at most four players the next carriage is always
   there; the engine does not count copies.
 - Before the game ends the scores are "if the game ended now" (unplaced houses already count
@@ -16,7 +24,7 @@ Choices where the contract is silent, as a player at the table expects them:
 """
 
 from dataclasses import dataclass, field
-from itertools import product
+from itertools import combinations, product
 
 from engines.core import Game, IllegalAction, Prompt, Score, State, check, clockwise_from, leaders
 
@@ -24,8 +32,8 @@ from .board import GAME_END, ROUTE_STACKS, board
 
 OFFICIALS = ("postmaster", "administrator")
 SIDES = ("left", "right")
-#: The most house sets `prompt()` lists for a chooser (most houses first).
-HOUSE_SETS_MAX = 24
+#: "il défausse ... et doit réduire son nombre de cartes en main à 3"
+HAND_LIMIT = 3
 
 
 @dataclass(kw_only=True)
@@ -41,6 +49,8 @@ class TnTState(State):
     #: bonus stacks still on the board, top value first
     stacks: dict[str, list[int]] = field(default_factory=dict)
     turns_done: list[int] = field(default_factory=list)
+    #: per seat, the most cards its hand can hold at the start of its next turn (0: surely empty)
+    hand_most: list[int] = field(default_factory=list)
     # the turn in progress
     lays: int = 0
     official: str | None = None
@@ -68,6 +78,7 @@ class ThurnUndTaxis(Game):
             tiles=[[] for _ in range(n)],
             stacks={stack: list(values) for stack, values in board().stacks.items()},
             turns_done=[0] * n,
+            hand_most=[0] * n,
         )
         self._begin_turn(state, 0)
         return state
@@ -78,9 +89,9 @@ class ThurnUndTaxis(Game):
         p = self.check_turn(s, a, s.turn)
         check.no_extra_keys(a, ("player", "official"))
         official = check.one_of(check.field(a, "official", str), OFFICIALS, "official")
-        if self._first_turn(s, p):
+        if self._hand_empty(s, p):
             if official != "postmaster":
-                raise IllegalAction("1st turn: postmaster only", "on a first turn the hand is empty: the postmaster is compulsory")
+                raise IllegalAction("Empty hand: postmaster", self._empty_hand_rule(s, p))
             if s.official_recorded:
                 raise IllegalAction("Postmaster noted already", "the postmaster is already recorded this turn")
         elif s.official is not None:
@@ -101,13 +112,14 @@ class ThurnUndTaxis(Game):
         if s.lays >= 2:
             raise IllegalAction("Two cards laid already", "at most two cards a turn (the second with the postillion)")
         if s.lays == 1:
-            if self._first_turn(s, p):
-                raise IllegalAction("1st turn: one card only", "the postmaster is compulsory on a first turn: no postillion")
+            if self._hand_empty(s, p):
+                raise IllegalAction("Empty hand: one card only", f"{self._empty_hand_rule(s, p)}: no postillion")
             if s.official is not None:
                 raise IllegalAction("One official per turn", f"a second card needs the postillion; the {s.official} already helps")
         for seat, route in enumerate(s.routes):
             if any(card_id == laid for laid, _ in route):
                 raise IllegalAction(f"Card in {s.short_name(seat)}'s route", f"card {card_id!r} already lies in {s.players[seat]}'s route")
+        self._check_copies(s, card_id, city)
         route = s.routes[p]
         if not route:
             route.append((card_id, city))
@@ -138,6 +150,8 @@ class ThurnUndTaxis(Game):
             raise IllegalAction("Lay a card first", "a route is closed after laying this turn's card")
         if len(route) < 3:
             raise IllegalAction("Route needs 3 cards", f"a route closes with at least 3 cards; it has {len(route)}")
+        if coachman and self._hand_empty(s, p):
+            raise IllegalAction("Empty hand: no coachman", f"{self._empty_hand_rule(s, p)}: no coachman")
         if coachman and s.official is not None:
             raise IllegalAction("One official per turn", f"the coachman cannot help: the {s.official} already did")
         self._check_houses(s, p, houses)
@@ -162,6 +176,10 @@ class ThurnUndTaxis(Game):
         if not s.lays:
             raise IllegalAction("Lay a card first", "every turn lays at least one card")
         s.turns_done[p] += 1
+        drawn = 1 if s.official not in (None, "postmaster") else 2
+        s.hand_most[p] += drawn - s.lays
+        if s.closed:
+            s.hand_most[p] = min(s.hand_most[p], HAND_LIMIT)
         if s.end_holder is not None and p == s.n_players - 1:
             s.over = True
             s.announce("Game over")
@@ -209,7 +227,7 @@ class ThurnUndTaxis(Game):
         p, route = s.turn, s.routes[s.turn]
         expects: list[str] = []
         options: dict[str, tuple] = {}
-        if not s.closed and (s.lays == 0 or (s.lays == 1 and s.official is None and not self._first_turn(s, p))):
+        if not s.closed and (s.lays == 0 or (s.lays == 1 and s.official is None)):
             expects.append("lay")
             if route:
                 options["left"] = self.fitting(route, "left")
@@ -237,19 +255,24 @@ class ThurnUndTaxis(Game):
         return tuple(sorted(board().neighbours[end] - in_route))
 
     def house_sets(self, s: TnTState, p: int) -> tuple[tuple[str, ...], ...]:
-        """Legal house placements for closing p's route now, largest first, then none at all.
+        """Every largest legal house placement for closing p's route now, most houses first, then none.
 
-        Each set is maximal for its mode: all free route cities of one region, or one free city in
-        each region; sets larger than p's house supply are left out (a subset is still allowed).
+        The two ways of rules/002 on the route's cities where p has no house yet: every such city of
+        one region, or one such city in each region; with fewer houses left than that, every choice
+        of as many as p has. Every subset of a listed set is legal, and every legal placement is a
+        subset of a listed one. Nothing is cut off, however long the route.
         """
         by_region: dict[str, list[str]] = {}
         for city in self._eligible(s, p):
             by_region.setdefault(board().region_of[city], []).append(city)
         supply = board().houses_per_player - len(s.houses[p])
-        candidates = {tuple(cities) for cities in by_region.values()}
-        candidates.update(product(*by_region.values()))
-        fitting = sorted((c for c in candidates if 0 < len(c) <= supply), key=lambda c: (-len(c), c))
-        return tuple(fitting[:HOUSE_SETS_MAX]) + ((),)
+        sets = {chosen for cities in by_region.values() for chosen in combinations(cities, min(supply, len(cities)))}
+        for regions in combinations(by_region.values(), min(supply, len(by_region))):
+            sets.update(product(*regions))
+        sets.discard(())
+        if any(len(houses) > 1 for houses in sets):  # then each single city lies in a larger set
+            sets = {houses for houses in sets if len(houses) > 1}
+        return tuple(sorted(sets, key=lambda houses: (-len(houses), houses))) + ((),)
 
     # -- rules helpers ---------------------------------------------------------------------------
 
@@ -258,14 +281,20 @@ class ThurnUndTaxis(Game):
         s.lays = 0
         s.closed = False
         s.official_recorded = False
-        s.official = "postmaster" if self._first_turn(s, seat) else None
+        s.official = "postmaster" if self._hand_empty(s, seat) else None
 
     @staticmethod
-    def _first_turn(s: TnTState, seat: int) -> bool:
-        return s.turns_done[seat] == 0
+    def _hand_empty(s: TnTState, seat: int) -> bool:
+        """Whether seat's hand is surely empty at the start of its turn (the postmaster is then compulsory)."""
+        return s.hand_most[seat] == 0
+
+    @staticmethod
+    def _empty_hand_rule(s: TnTState, seat: int) -> str:
+        why = "on a first turn" if s.turns_done[seat] == 0 else "after laying every card drawn"
+        return f"{s.players[seat]} began this turn with no card in hand ({why}): the postmaster is compulsory and no other official helps"
 
     def _officials_allowed(self, s: TnTState, p: int) -> tuple[str, ...]:
-        if self._first_turn(s, p):
+        if self._hand_empty(s, p):
             return () if s.official_recorded else ("postmaster",)
         return OFFICIALS if s.official is None else ()
 
@@ -291,6 +320,19 @@ class ThurnUndTaxis(Game):
         if side not in fits:
             raise IllegalAction(f"{name} doesn't fit {side}", f"no road joins {name} to the {side} end of the route")
         return side
+
+    @staticmethod
+    def _check_copies(s: TnTState, card_id: str, city: str) -> None:
+        """Refuse a card of a city whose every copy already lies in a route: a mistaken tag."""
+        b = board()
+        holders = [s.players[seat] for seat, route in enumerate(s.routes) if any(city == laid for _, laid in route)]
+        if len(holders) >= b.copies_per_city:
+            name = b.city_name[city]
+            raise IllegalAction(
+                f"{name}: only {b.copies_per_city} cards exist",
+                f"the {b.copies_per_city} {name} cards all lie in routes ({', '.join(holders)}): card {card_id!r} "
+                "cannot be one more; check how its tag is enrolled",
+            )
 
     def _eligible(self, s: TnTState, p: int) -> tuple[str, ...]:
         """Route cities where p has no house yet, in route order."""

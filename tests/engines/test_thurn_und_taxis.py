@@ -1,6 +1,7 @@
 """Thurn und Taxis: every rule of rules/002 and game-log.md section 4, the rule text's examples, random games."""
 
 import itertools
+import random
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -10,7 +11,7 @@ import engines
 from engines import IllegalAction
 from engines.thurn_und_taxis.board import board
 
-from .bots.thurn_und_taxis import Bot
+from .bots.thurn_und_taxis import Bot, closing_states, random_placement
 from .playout import apply_junk, assert_refused, json_actions, play_random_game
 
 game = engines.get("thurn_und_taxis")
@@ -224,6 +225,51 @@ def test_first_turn_postmaster_is_compulsory():
     assert "one card" in refused(s, {"type": "lay", "player": 0, "card": card("augsburg")}).short
 
 
+def _turn(s, p, cities, side="right"):
+    """Seat p lays `cities` (two: with the postillion) and ends its turn; then the other seats fill in."""
+    for city in cities:
+        s = lay(s, p, city, side if s.routes[p] else None)
+    s = end(s, p)
+    for q in range(1, s.n_players):
+        s = filler_turn(s, (p + q) % s.n_players)
+    return s
+
+
+def test_empty_hand_after_laying_every_card_drawn_needs_the_postmaster():
+    s = _turn(game.start(["Ana", "Ben"]), 0, ["ulm"])  # the first turn: 2 drawn, 1 laid
+    after_one = _turn(s, 0, ["augsburg"])  # 1 or 2 drawn (the postmaster need not be recorded), 1 laid
+    assert game.prompt(after_one).options["official"] == ("postmaster", "administrator")
+    s = _turn(s, 0, ["augsburg", "innsbruck"])  # the postillion: 1 drawn, 2 laid; the hand is empty
+    assert game.prompt(s).options["official"] == ("postmaster",)
+    assert refused(s, {"type": "official", "player": 0, "official": "administrator"}).short == "Empty hand: postmaster"
+    s = lay(s, 0, "salzburg", "right")
+    assert game.prompt(s).options["coachman"] == (False,)
+    assert refused(s, {"type": "lay", "player": 0, "card": card("linz")}).short == "Empty hand: one card only"
+    assert refused(s, {"type": "close", "player": 0, "houses": [], "coachman": True}).short == "Empty hand: no coachman"
+    assert game.apply(s, {"type": "official", "player": 0, "official": "postmaster"}).official == "postmaster"
+
+
+def test_closing_cuts_the_hand_to_three():
+    s = game.start(["Ana", "Ben"])
+    for city in ("ulm", "augsburg", "innsbruck", "salzburg"):
+        s = _turn(s, 0, [city])  # at most 1, 2, 3, 4 cards left
+    s = lay(s, 0, "linz", "right")
+    s = _turn(close(s, 0, []), 0, [])  # at most 5, cut to 3
+    for pair in (("carlsruhe", "mannheim"), ("stuttgart", "ulm"), ("augsburg", "kempten")):
+        assert game.prompt(s).options["official"] == ("postmaster", "administrator")
+        s = _turn(s, 0, pair)  # the postillion each time: one card fewer
+    assert game.prompt(s).options["official"] == ("postmaster",)
+
+
+def test_a_fourth_card_of_a_city_is_a_mistaken_tag():
+    s = game.start(["Ana", "Ben", "Cy", "Dee"])
+    for seat in range(3):
+        s = end(game.apply(s, {"type": "lay", "player": seat, "card": {"id": f"ulm-{seat + 1}", "city": "ulm"}}), seat)
+    fourth = refused(s, {"type": "lay", "player": 3, "card": {"id": "ulm-4", "city": "ulm"}})
+    assert fourth.short == "Ulm: only 3 cards exist" and "Ana, Ben, Cy" in str(fourth)
+    assert game.apply(s, {"type": "lay", "player": 3, "card": {"id": "augsburg-1", "city": "augsburg"}}).routes[3]
+
+
 def test_second_lay_is_the_postillion_and_one_official_per_turn():
     s = build(game.start(["Ana", "Ben"]), 0, ["ulm", "augsburg"])
     s = end(s, 0)
@@ -272,12 +318,76 @@ def test_opponent_houses_do_not_block():
     assert "stuttgart" in s.houses[0] and "stuttgart" in s.houses[1]
 
 
-def test_house_supply_limits_the_placement():
+def test_two_houses_left_on_three_baiern_cities_any_two_and_the_game_ends():
     s = build(game.start(["Ana", "Ben"]), 0, ["nuernberg", "regensburg", "ingolstadt"])
     s.houses[0] = {c for c in board().cities if board().region_of[c] != "baiern"}  # 14 placed, 6 left
     s.houses[0] |= {"augsburg", "kempten", "muenchen", "passau"}  # 18 placed, 2 left
     assert refused(s, {"type": "close", "player": 0, "houses": ["nuernberg", "regensburg", "ingolstadt"]}).short == "Only 2 houses left"
-    assert all(len(h) <= 2 for h in game.prompt(s).options["house_sets"])
+    sets = game.prompt(s).options["house_sets"]
+    assert sets == (("nuernberg", "ingolstadt"), ("nuernberg", "regensburg"), ("regensburg", "ingolstadt"), ())
+    for houses in sets[:-1]:
+        done = close(s, 0, list(houses))
+        assert len(done.houses[0]) == 20 and done.end_holder == 0 and ("game_end", 1) in done.tiles[0]
+        assert game.is_over(filler_turn(end(done, 0), 1))  # Ben, right of the first player, plays the last turn
+    assert close(s, 0, ["ingolstadt"]).end_holder is None  # one house: one left, the game goes on
+
+
+def _legal(route: list[str], placed: set[str], supply: int, houses: tuple[str, ...]) -> bool:
+    """rules/002, "Poser des maisons", read again for the test: route cities without the player's
+    house, no more than the houses left, either all in one region or each in a different region."""
+    regions = [board().region_of[c] for c in houses]
+    return set(houses) <= set(route) - placed and len(houses) <= supply and (len(set(regions)) <= 1 or len(set(regions)) == len(houses))
+
+
+@pytest.mark.parametrize(
+    "route, placed",
+    [
+        (["sigmaringen", "stuttgart", "nuernberg", "regensburg", "ingolstadt", "augsburg"], 0),
+        (["sigmaringen", "stuttgart", "nuernberg", "regensburg", "ingolstadt", "augsburg"], 17),
+        (["nuernberg", "regensburg", "ingolstadt"], 18),
+        (["nuernberg", "regensburg", "ingolstadt"], 19),
+        # 12 cards through five regions: 72 ways to place one house in each, none left out
+        (["augsburg", "ulm", "kempten", "zuerich", "basel", "freiburg", "carlsruhe", "mannheim", "stuttgart", "nuernberg", "pilsen", "budweis"], 0),
+        (["augsburg", "ulm", "kempten", "zuerich", "basel", "freiburg", "carlsruhe", "mannheim", "stuttgart", "nuernberg", "pilsen", "budweis"], 10),
+        # 13 cards through all nine regions, 3 houses left: a choice of regions, then of cities
+        (["carlsruhe", "freiburg", "basel", "zuerich", "sigmaringen", "ulm", "augsburg", "innsbruck", "salzburg", "linz", "budweis", "pilsen", "lodz"], 17),
+        (["wuerzburg", "nuernberg", "regensburg", "muenchen", "augsburg", "kempten", "ulm", "ingolstadt"], 1),
+    ],
+)
+def test_house_sets_are_every_largest_legal_placement(route, placed):
+    s = game.start(["Ana", "Ben"])
+    s.routes[0] = [(f"{city}-1", city) for city in route]
+    s.lays = 1
+    others = [c for c in board().cities if c not in route]
+    s.houses[0] = set(others[:placed]) | set(route[: max(0, placed - len(others))])
+    supply = 20 - placed
+    legal = {frozenset(h) for k in range(len(route) + 1) for h in itertools.combinations(route, k) if _legal(route, s.houses[0], supply, h)}
+    largest = {h for h in legal if h and not any(h | {city} in legal for city in route if city not in h)}
+    sets = game.prompt(s).options["house_sets"]
+    assert sets[-1] == () and len(set(sets)) == len(sets)
+    assert {frozenset(h) for h in sets[:-1]} == largest
+    if route[0] == "augsburg" and placed == 0:
+        assert len(sets) == 3 * 2 * 2 * 3 * 2 + 5 + 1  # a city in each region; every city of one region; none
+    assert [len(h) for h in sets[:-1]] == sorted((len(h) for h in sets[:-1]), reverse=True)
+    for houses in sets:
+        close(s, 0, list(houses))
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n_players=st.integers(2, 4), placed=st.sampled_from([0, 10, 15, 18]))
+def test_every_close_the_engine_accepts_is_reachable_through_the_offered_choices(seed, n_players, placed):
+    """In random games: a closing is accepted exactly when its houses are a subset of an offered set."""
+    rng = random.Random(seed)
+    for s in closing_states(n_players, seed, placed):
+        offered = [set(h) for h in game.prompt(s).options["house_sets"]]
+        for _ in range(4):
+            houses = random_placement(rng, s)
+            action = {"type": "close", "player": s.turn, "houses": houses}
+            reachable = any(set(houses) <= h for h in offered)
+            if reachable:
+                assert set(game.apply(s, action).houses[s.turn]) >= set(houses)
+            else:
+                refused(s, action)
 
 
 def test_route_length_tiles_and_fallback():

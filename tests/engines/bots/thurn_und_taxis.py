@@ -61,10 +61,38 @@ class Bot:
                     action["side"] = side  # a one-card route has one end: the table never asks
                 return action
         if "close" in prompt.expects and (len(route) >= self.target or rng.random() < 0.1):
-            houses = rng.choice(prompt.options["house_sets"])
+            houses = list(rng.choice(prompt.options["house_sets"]))
+            if houses and rng.random() < 0.25:
+                houses = rng.sample(houses, rng.randrange(len(houses)))  # fewer houses: any subset is legal
             coachman = True in prompt.options["coachman"] and rng.random() < 0.5
             self.discard += [{"id": i, "city": c} for i, c in route]
             while len(hand) > 3:
                 self.discard.append(hand.pop(rng.randrange(len(hand))))
-            return {"type": "close", "player": p, "houses": list(houses), "coachman": coachman}
+            return {"type": "close", "player": p, "houses": houses, "coachman": coachman}
         return {"type": "end_turn", "player": p}
+
+
+def closing_states(n_players: int, seed: int, placed: int = 0):
+    """The states of a random game where the player to move may close a route, in order.
+
+    Each seat starts with `placed` houses in random cities, so closings with few houses left come up.
+    """
+    rng = random.Random(seed)
+    state = game.start(["Ana", "Ben", "Cy", "Dee"][:n_players])
+    for houses in state.houses:
+        houses.update(rng.sample(board().cities, placed))
+    bot = Bot(n_players, {}, seed)
+    while not game.is_over(state):
+        if "close" in game.prompt(state).expects:
+            yield state
+        state = game.apply(state, bot.choose(state))
+
+
+def random_placement(rng: random.Random, state) -> list[str]:
+    """Houses to try at a closing: a subset of an offered choice, or any cities of the route and beyond, in any order."""
+    offered = game.prompt(state).options["house_sets"]
+    if rng.random() < 0.5:
+        chosen = rng.choice(offered)
+        return rng.sample(chosen, rng.randint(0, len(chosen)))
+    pool = sorted({city for _, city in state.routes[state.turn]} | set(rng.sample(board().cities, 2)))
+    return rng.sample(pool, rng.randint(0, min(len(pool), 6)))
