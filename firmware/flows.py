@@ -1,13 +1,13 @@
 """Questions the table asks while building an action, and the flows that ask them.
 
-A flow is a generator: it yields `Choose` (pick one option with next/ok or the encoder) or `Tap`
-(tap a component of one of some kinds, or press ok when `done` is given) and finally returns what it
-built (an action, or set-up options). This keeps each game's input logic a short, readable function,
-and the table runs every flow the same way.
+A flow is a generator: it yields `Choose` (pick one option with next/ok or the encoder, or tap a
+component when the question takes taps too) or `Tap` (tap a component of one of some kinds, or press
+ok when `done` is given) and finally returns what it built (an action, or set-up options). This
+keeps each game's input logic a short, readable function, and the table runs every flow the same way.
 """
 
 from dataclasses import dataclass
-from typing import Any, Generator, Iterable
+from typing import Any, Callable, Generator, Iterable
 
 
 @dataclass(frozen=True)
@@ -32,11 +32,14 @@ class Choose:
     #: the action field this answer fills, when it fills one (for recorded demos and tests)
     field: str | None = None
     map: MiniMap | None = None
+    #: when set, a tap answers too: `tap(entry)` turns the tapped component into an option's value,
+    #: or raises IllegalAction to refuse that tap (the question stays on screen)
+    tap: Callable[[Any], Any] | None = None
 
     @classmethod
     def of(cls, question: str, pairs: Iterable[tuple[str, Any]], start: int = 0, field: str | None = None,
-           map: MiniMap | None = None) -> "Choose":
-        return cls(question, tuple(Option(label, value) for label, value in pairs), start, field, map)
+           map: MiniMap | None = None, tap: Callable[[Any], Any] | None = None) -> "Choose":
+        return cls(question, tuple(Option(label, value) for label, value in pairs), start, field, map, tap)
 
 
 @dataclass(frozen=True)
@@ -55,13 +58,21 @@ class Tap:
     back: bool = False
 
 
-class _Back:
+class _Marker:
+    """A value that means something to the table itself, never a game's value."""
+
+    def __init__(self, name: str):
+        self.name = name
+
     def __repr__(self) -> str:
-        return "BACK"
+        return self.name
 
 
 #: The answer to a `Tap(back=True)` when undo is pressed.
-BACK = _Back()
+BACK = _Marker("BACK")
+#: An option meaning "none of these: build the answer step by step" (the steps' `field` ends in "[]":
+#: each question fills one item of that list, and an option of value None ends it).
+STEPWISE = _Marker("STEPWISE")
 #: Tap kinds that accept any tag, known or not; the answer is (uid, entry or None)
 ANY_TAG = ("*",)
 

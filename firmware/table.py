@@ -211,6 +211,9 @@ class Table:
                 raise IllegalAction(f"Tap: {request.question}", f"a {entry.kind} is not what the table asks for")
             self._answer((entry, seat) if request.with_seat else entry)
             return
+        if isinstance(request, Choose) and request.tap is not None:
+            self._answer(request.tap(entry))
+            return
         if request is not None:
             raise IllegalAction("Answer first (undo=back)", "a question is on screen")
         if self.session.game.is_over(self.session.state):

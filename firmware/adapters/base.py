@@ -60,10 +60,16 @@ class Adapter:
 
     def gain(self, state: engines.State, seat: int, action: dict) -> str:
         """" +3": what `action` would add to `seat`'s score, for a chooser label; "" with hints off or no change."""
-        if not self.hints:
-            return ""
+        return self.points(self.change(state, seat, action)) if self.hints else ""
+
+    def change(self, state: engines.State, seat: int, action: dict) -> int:
+        """What `action` would add to `seat`'s score (0 when the rules refuse it)."""
         preview = self.game.preview(state, action)
-        change = preview.totals[seat] if preview.legal else 0
+        return preview.totals[seat] if preview.legal else 0
+
+    @staticmethod
+    def points(change: int) -> str:
+        """A score change as a label's tail: " +3", "" for none."""
         return f" {change:+d}" if change else ""
 
     def unused(self, role: str) -> IllegalAction:

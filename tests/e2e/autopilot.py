@@ -8,7 +8,8 @@ inputs as a script (`tap <reader> <uid>`, `press <button>`), which is how the re
 
 from typing import Any, Callable, Protocol
 
-from firmware.flows import Choose, Tap
+from firmware.flows import STEPWISE, Choose, Tap
+
 
 def tap(field: str) -> Callable[[dict], list[tuple[str, Any]]]:
     return lambda action: [("tap", action[field])]
@@ -128,8 +129,12 @@ class Autopilot:
             if len(session.actions) == standing:
                 return
             request = self.table.running.request if self.table.running else None
-            if isinstance(request, Choose):
-                self._choose(request, action)
+            if isinstance(request, Choose) and request.field and request.field.endswith("[]"):
+                items, done = action[request.field[:-2]], taps.get(request.field, 0)
+                taps[request.field] = done + 1
+                self._choose(request, items[done] if done < len(items) else None)
+            elif isinstance(request, Choose):
+                self._choose(request, target(action, request.field))
             elif isinstance(request, Tap):
                 wanted = target(action, request.field)
                 items = wanted if isinstance(wanted, list) else [wanted]
@@ -143,9 +148,10 @@ class Autopilot:
                 raise AssertionError(f"action {number} {action!r} was not accepted; the table shows {self.table.view()!r}")
         raise AssertionError(f"action {number} {action!r}: the table keeps asking")
 
-    def _choose(self, request: Choose, action: dict) -> None:
-        wanted = target(action, request.field)
+    def _choose(self, request: Choose, wanted: Any) -> None:
+        """Pick the option of value `wanted`; none giving it, the one that builds it step by step."""
         matches = [i for i, option in enumerate(request.options) if same(option.value, wanted)]
+        matches = matches or [i for i, option in enumerate(request.options) if option.value is STEPWISE]
         if not matches:
             raise AssertionError(f"no option of {request.question!r} gives {request.field}={wanted!r}: {request.options}")
         steps = (matches[0] - self.table.running.index) % len(request.options)

@@ -121,7 +121,8 @@ def test_side_is_asked_only_when_both_ends_fit_and_undo_backs_out(store):
     assert [c for _, c in table.session.state.routes[0]] == ["ulm", "augsburg", "kempten"]
 
 
-def test_closing_asks_houses_then_coachman(store):
+def closing(store):
+    """A table where Ana closes (ok) her route Sigmaringen, Ulm, Stuttgart on her third turn."""
     table = new_game(store)
     for city, other in (("ulm", "lodz"), ("stuttgart", "pilsen")):
         table.tag(uid(city))
@@ -131,14 +132,44 @@ def test_closing_asks_houses_then_coachman(store):
     table.tag(uid("sigmaringen"))  # fits after Stuttgart and before Ulm
     choose(table, "before Ulm")
     table.press("ok")
+    return table
+
+
+def test_closing_asks_houses_then_coachman(store):
+    table = closing(store)
     view = table.view()
-    assert view.question == "Houses where?" and view.options[-1] == "No houses +2"  # carriage 3: 2 points
-    assert "Sigma Stutt +4" in view.options  # two houses fewer unplaced, and the carriage
+    # every largest choice (two houses: +2, and carriage 3: +2), none, and house by house for the others
+    assert view.question == "Houses where?"
+    assert view.options == ("Sigma Stutt +4", "Sigma Ulm +4", "Ulm Stutt +4", "No houses +2", "House by house")
     choose(table, "Sigma Stutt +4")
     assert table.view().question == "Coachman's help?"
     choose(table, "No")
     assert table.session.state.houses[0] == {"sigmaringen", "stuttgart"}
     assert "carriage 3" in table.view().lines[-1]
+
+
+def test_houses_one_by_one_taps_checked_by_the_engine_ok_when_done(store):
+    table = closing(store)
+    choose(table, "House by house")
+    view = table.view()
+    assert view.question == "Houses? Tap or pick" and view.options == ("No houses +2", "Sigma +3", "Ulm +3", "Stutt +3")
+    table.tag(uid("ulm", 1))  # a route card's city, tapped: another copy of the card says the same
+    table.flash = None
+    view = table.view()
+    assert view.question == "Houses: Ulm" and view.options == ("Done +3", "Sigma +4", "Stutt +4") and view.index == 0
+    for refused, why in (("lodz", "Lodz not on route"), ("ulm", "A city named twice")):
+        table.tag(uid(refused))
+        assert table.view() == FlashView((why,), error=True)
+        table.flash = None
+    choose(table, "Sigma +4")
+    assert table.view().options == ("Done +4",)  # Stuttgart now would be a second house in Württemberg
+    table.tag(uid("stuttgart"))
+    assert table.view().lines == ("One per region or 1 region",) and table.session.entries == 9
+    table.flash = None
+    table.press("ok")  # done
+    choose(table, "No")  # no coachman
+    assert table.session.state.houses[0] == {"ulm", "sigmaringen"}
+    assert table.session.state.actions[-1]["houses"] == ["ulm", "sigmaringen"]
 
 
 def test_a_press_that_means_nothing_now_is_explained(store):
