@@ -16,7 +16,8 @@ Choices where the contract is silent, as a player at the table expects them:
   couleur, il peut alors mettre fin à son tour"; until then the player throws on. With dice off the
   engine cannot see the gems, so a stop is always accepted (it then collects nothing).
 - Dice: lowered gems stay down until the end of the turn, so several lowerings build up and a
-  colour completed on any throw of the turn counts at `stop`. A throw must be lowered when it can
+  colour completed on any throw of the turn counts at `stop`. Once all nine gems are down a throw
+  can only bust (nothing is left to lower) and lose the turn's takes: `roll` is refused, `stop` is due. A throw must be lowered when it can
   be (lowering never hurts: the player may still stop after it); a throw that cannot be lowered
   even with every unused advisor busts at once. After a bust the player discards one market card.
 - Advisors: `adjust` k may use |k| of the thrower's advisors not yet used this turn, all in one
@@ -94,6 +95,10 @@ class Mongols(Game):
         faces = check.list_of(a, "dice", int)
         self._need_dice(s, "roll")
         self._need_step(s, THROW, "roll")
+        if len(s.down) == len(dice.NUMBERS):
+            raise IllegalAction(
+                "All gems down: stop", "all nine gems are down: a throw could only bust and lose this turn's takes and steal; stop and collect"
+            )
         if len(faces) not in (1, 2) or any(face not in dice.DIE_FACES for face in faces):
             raise IllegalAction("Dice: 1 or 2 of 1..6", f"a throw is one or two dice showing 1 to 6, not {faces!r}")
         if len(faces) == 1 and not dice.one_die_allowed(s.down):
@@ -266,9 +271,11 @@ class Mongols(Game):
         p, name = s.turn, s.short_name(s.turn)
         options: dict[str, tuple] = {}
         if s.step == THROW:
-            if s.options["dice"]:
+            if s.options["dice"] and len(s.down) == len(dice.NUMBERS):
+                expects, text = ["stop"], "stop"
+            elif s.options["dice"]:
                 can_stop = bool(dice.completed(s.down))
-                expects = ["stop", "roll"] if len(s.down) == len(dice.NUMBERS) else ["roll"] + ["stop"] * can_stop
+                expects = ["roll"] + ["stop"] * can_stop
                 options["dice_count"] = (2, 1) if dice.one_die_allowed(s.down) else (2,)
                 text = "roll or stop" if can_stop else "roll"
             else:

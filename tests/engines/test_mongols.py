@@ -159,6 +159,17 @@ def test_one_die_only_once_seven_eight_and_nine_are_down():
     assert act(s, "roll", 0, dice=[2, 3]).step == "lower"  # two dice remain allowed
 
 
+def test_with_all_nine_gems_down_only_stop_is_offered():
+    s = lower_singles(start(dice_on=True), 0, [9, 8, 7, 6, 5, 4, 3, 2])
+    assert game.prompt(s).expects[:2] == ("roll", "stop")
+    s = throw(s, 0, [1], [1])  # one die, since 7, 8 and 9 are down
+    prompt = game.prompt(s)
+    assert "roll" not in prompt.expects and "stop" in prompt.expects and "dice_count" not in prompt.options
+    assert refused(s, "roll", 0, dice=[1]).short == "All gems down: stop"
+    assert refused(s, "roll", 0, dice=[1, 2]).short == "All gems down: stop"
+    assert act(s, "stop", 0).step == "collect"
+
+
 def test_dice_show_one_to_six():
     s = start(dice_on=True)
     for faces in ([0, 3], [7, 1], [1, 2, 3], []):
