@@ -1,6 +1,7 @@
 """Maharani boards: read a board (a bundled TOML file, a file on disk, or an inline dict) and validate it.
 
-Schema (design/game-log.md, section 6): `name = "..."` and `spaces = [{id, quarter, row, col}, ...]`.
+Schema (design/game-log.md, section 6): `spaces = [{id, quarter, row, col}, ...]` and an optional
+`name = "..."` (without one, a file is named after itself and an inline dict is "inline board").
 Two spaces touch when one coordinate is equal and the other differs by exactly one. A board that breaks
 the schema is refused with an IllegalAction whose message quotes the offending entry, so an owner
 fixing a file sees which line to change.
@@ -23,6 +24,8 @@ from engines.core import IllegalAction, load_data, read_toml_file
 
 #: The bundled board used when the `board` option is not given.
 DEFAULT = "board"
+#: The name of an inline board that gives none (the contract's schema is only `spaces`).
+INLINE_NAME = "inline board"
 _SPACE_KEYS = ("id", "quarter", "row", "col")
 _BOARD_KEYS = ("name", "spaces")
 _NAME = re.compile(r"[a-z0-9_]+")
@@ -59,16 +62,19 @@ def _int(space: dict, key: str) -> int:
     return value
 
 
-def parse(data: Any) -> Board:
-    """The Board described by `data` (the parsed file or inline dict), or IllegalAction naming the bad entry."""
+def parse(data: Any, default_name: str = INLINE_NAME) -> Board:
+    """The Board described by `data` (the parsed file or inline dict), or IllegalAction naming the bad entry.
+
+    A board without a name (or with a blank one) is called `default_name`.
+    """
     if not isinstance(data, dict):
-        raise _refuse("not a table", f"a board is a table with 'name' and 'spaces', not {data!r}")
+        raise _refuse("not a table", f"a board is a table with 'spaces' (and a 'name'), not {data!r}")
     extra = sorted(set(data) - set(_BOARD_KEYS))
     if extra:
         raise _refuse(f"unknown key {extra[0]!r}", f"unknown key(s) {', '.join(map(repr, extra))}; a board has {_BOARD_KEYS}")
-    name = data.get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise _refuse("no name", f"'name' must be a non-empty string, not {name!r}")
+    name = data.get("name", default_name)
+    if not isinstance(name, str):
+        raise _refuse("bad name", f"'name' must be a string, not {name!r}")
     spaces = data.get("spaces")
     if not isinstance(spaces, list) or not spaces:
         raise _refuse("no spaces", f"'spaces' must be a non-empty list of spaces, not {spaces!r}")
@@ -100,7 +106,7 @@ def parse(data: Any) -> Board:
     }
     quarters = tuple(sorted(set(quarter_of.values())))
     return Board(
-        name=name.strip(),
+        name=name.strip() or default_name,
         spaces=tuple(quarter_of),
         quarter_of=quarter_of,
         quarters=quarters,
@@ -124,12 +130,12 @@ def _bundled(name: str) -> Board:
         data = load_data(__package__, f"{name}.toml")
     except tomllib.TOMLDecodeError as error:
         raise _refuse("not TOML", f"{name}.toml is not valid TOML: {error}") from None
-    return parse(data)
+    return parse(data, name)
 
 
 def load_board_file(path: str | Path) -> Board:
     """The Board in the TOML file at `path` (for `tablemate board check maharani FILE`); IllegalAction if bad."""
-    return parse(read_toml_file(path))
+    return parse(read_toml_file(path), Path(path).stem)
 
 
 _by_key: dict[str, Board] = {}

@@ -507,7 +507,7 @@ def _space(sid, quarter=1, row=0, col=0, **extra):
         ({"name": "b", "spaces": [_space("")]}, "'id' must be a non-empty string"),
         ({"name": "b", "spaces": ["a1"]}, "space 'a1' must be a table"),
         ({"name": "b", "spaces": []}, "'spaces' must be a non-empty list"),
-        ({"spaces": [_space("a1")]}, "'name' must be a non-empty string"),
+        ({"name": 7, "spaces": [_space("a1")]}, "'name' must be a string"),
         ({"name": "b", "spaces": [_space("a1")], "roads": []}, "unknown key(s) 'roads'"),
         ("no_such_board", "no bundled board 'no_such_board'"),
         ("../board", "no bundled board"),
@@ -525,6 +525,20 @@ def test_state_finds_its_board_again_without_the_cache():
     s = arranged(2, board=_small_board())
     assert board_of("inline:not-cached", s.options["board"]) == game.board(s)
     assert board_of("bundled:board", None) is BOARD
+
+
+def test_a_board_without_a_name_is_the_contracts_schema():
+    """game-log.md section 6 gives a Maharani board only `spaces`: an inline board needs no name."""
+    nameless = {"spaces": _small_board()["spaces"]}
+    s = game.start(["Ana", "Ben"], {"board": nameless})
+    assert game.board(s).name == "inline board" and game.board(s).spaces == ("x1", "x2", "y1", "y2")
+    assert parse({**nameless, "name": "  "}).name == "inline board"
+
+
+def test_board_file_without_a_name_is_named_after_the_file(tmp_path):
+    plain = tmp_path / "my_board.toml"
+    plain.write_text('spaces = [{id = "x", quarter = 1, row = 0, col = 0}]\n')
+    assert load_board_file(plain).name == "my_board"
 
 
 def test_board_file_check(tmp_path):
