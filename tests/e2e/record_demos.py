@@ -18,7 +18,7 @@ DEMOS = Path(__file__).parents[2] / "firmware" / "demos"
 #: game -> (players, options, seed): Taj Mahal for five without a board (the real board is the owner's)
 SETUPS = {
     "taj_mahal": (5, {}, 7),
-    "thurn_und_taxis": (3, {}, 5),
+    "thurn_und_taxis": (3, {}, 0),
     "maharani": (3, {}, 3),
     "mongols": (4, {"dice": True}, 3),
 }
