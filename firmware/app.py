@@ -20,6 +20,7 @@ from drivers.display import Display, open_display
 from drivers.gpio_check import check_rpi_gpio
 from drivers.readers import ReaderGroup, open_readers
 
+from .boards import Boards
 from .config import Profile
 from .journal import Journal
 from .loop import Loop
@@ -42,6 +43,7 @@ def table_settings(profile: Profile) -> TableSettings:
         players=list(profile.table.players),
         game=profile.table.game,
         hints=profile.hints,
+        boards=Boards(profile.boards.dir),
     )
 
 

@@ -37,6 +37,10 @@ Sections and keys (defaults in brackets; every other key is an error):
 [encoder]        a, b          rotary encoder GPIOs (needs buttons driver gpio or mock)
 [web]            enabled [false], bind ["127.0.0.1"], port [8080]
 [hints]          enabled [true]; games: table of game name -> bool, overriding enabled per game
+[boards]         dir           the owner's board files, one folder per game (<dir>/<game>/<name>.toml),
+                               offered at set-up before the bundled ones (relative to this file; pi.toml:
+                               /etc/tablemate/boards, desktop.toml: config/boards) [none: bundled boards
+                               only]; never inside the installed package, which an upgrade replaces
 
 GPIOs are BCM numbers 0-27, each used once across buttons, encoder, reader resets and the SPI display's
 dc/rst lines, and never one of the pins a bus in use takes (SPI0 7-11, SPI1 16-21, I2C1 2-3).
@@ -52,6 +56,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import drivers
 import engines
 from drivers.buttons import ROLES, ButtonSpec
 from drivers.buttons import DRIVERS as BUTTON_DRIVERS
@@ -71,6 +76,8 @@ BUS_PINS = {
 _TABLE_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
 _GAME_NAME = re.compile(r"[a-z][a-z0-9_]*")
 _REQUIRED = object()
+#: The installed packages: an upgrade replaces them, so nothing an owner makes may live inside.
+_PACKAGES = (*(Path(module.__file__).resolve().parent for module in (drivers, engines)), Path(__file__).resolve().parent)
 
 
 class ProfileError(ValueError):
@@ -107,6 +114,12 @@ class HintsConfig:
 
 
 @dataclass(frozen=True)
+class BoardsConfig:
+    #: the owner's board files, <dir>/<game>/<name>.toml; None: the bundled boards only
+    dir: Path | None = None
+
+
+@dataclass(frozen=True)
 class Profile:
     path: Path
     table: TableConfig
@@ -117,6 +130,7 @@ class Profile:
     buttons: ButtonSpec
     web: WebConfig
     hints: HintsConfig
+    boards: BoardsConfig = BoardsConfig()
 
 
 def load_profile(path: str | Path) -> Profile:
@@ -206,7 +220,7 @@ def _kind(value: Any) -> str:
 class _Loader:
     """Builds the Profile section by section, collecting GPIO and SPI uses to check them together."""
 
-    SECTIONS = ("table", "store", "display", "readers", "reader_timing", "buttons", "encoder", "web", "hints")
+    SECTIONS = ("table", "store", "display", "readers", "reader_timing", "buttons", "encoder", "web", "hints", "boards")
 
     def __init__(self, file: Path, data: dict):
         self.file = file
@@ -225,7 +239,7 @@ class _Loader:
         readers = self.readers(len(table.players))
         timing = self.timing()
         buttons = self.buttons(len(table.players))
-        profile = Profile(self.file, table, store, display, readers, timing, buttons, self.web(), self.hints())
+        profile = Profile(self.file, table, store, display, readers, timing, buttons, self.web(), self.hints(), self.boards())
         self.check_bus_pins()
         return profile
 
@@ -398,6 +412,25 @@ class _Loader:
         games_section.done()
         section.done()
         return HintsConfig(enabled, games)
+
+    def boards(self) -> BoardsConfig:
+        section = self.root.table("boards")
+        text = section.get("dir", str, None)
+        if text is None:
+            section.done()
+            return BoardsConfig()
+        if not text.strip():
+            section.fail("dir", "must name a directory")
+        folder = Path(text).expanduser()
+        folder = (folder if folder.is_absolute() else self.file.parent / folder).resolve()
+        inside = next((package for package in _PACKAGES if folder.is_relative_to(package)), None)
+        if inside is not None:
+            section.fail("dir", f"{folder} is inside the installed package ({inside}), which an upgrade replaces: "
+                                f"use a directory of your own, like /etc/tablemate/boards")
+        if folder.exists() and not folder.is_dir():
+            section.fail("dir", f"{folder} is a file, not a directory")
+        section.done()
+        return BoardsConfig(folder)
 
     # -- shared resources ------------------------------------------------------------------------
     def use_pin(self, section: _Section, key: str, pin: int) -> int:

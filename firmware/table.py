@@ -17,6 +17,7 @@ import engines
 from engines import IllegalAction
 
 from .adapters import Adapter, adapter_for
+from .boards import Boards
 from .config import HintsConfig
 from .enrolment import Progress, guided
 from .flows import ANY_TAG, BACK, Choose, Flow, Replace, Running, Tap
@@ -42,6 +43,8 @@ class TableSettings:
     error_s: float = 3.0
     #: hints on or off by default, and per game (the profile's [hints])
     hints: HintsConfig = field(default_factory=HintsConfig)
+    #: the boards set-up offers: the owner's (the profile's [boards]), then the bundled ones
+    boards: Boards = field(default_factory=Boards)
 
     def names(self, n: int) -> list[str]:
         return [self.players[i] if i < len(self.players) else f"Player {i + 1}" for i in range(n)]
@@ -337,7 +340,7 @@ class Table:
         counts = list(range(game.min_players, game.max_players + 1))
         preferred = min(max(len(self.settings.players), game.min_players), game.max_players)
         n = yield Choose.of(f"{game.title}: players?", [(f"{k} players", k) for k in counts], counts.index(preferred))
-        options = yield from adapter_for(name).setup(n)
+        options = yield from adapter_for(name, boards=self.settings.boards.offered(name)).setup(n)
         hints = yield Choose.of("Hints?", [("Hints on", True), ("Hints off", False)], 0 if self.settings.hints.enabled_for(name) else 1)
         return name, self.settings.names(n), options, hints
 

@@ -116,7 +116,7 @@ def parse(data: Any, default_name: str = INLINE_NAME) -> Board:
     )
 
 
-def bundled_names() -> list[str]:
+def bundled_boards() -> list[str]:
     """The boards shipped next to the engine (file names without `.toml`; the component manifest is not one)."""
     folder = resources.files(__package__)
     return sorted(entry.name[:-5] for entry in folder.iterdir() if entry.name.endswith(".toml") and entry.name != "manifest.toml")
@@ -124,8 +124,8 @@ def bundled_names() -> list[str]:
 
 @lru_cache(maxsize=None)
 def _bundled(name: str) -> Board:
-    if not _NAME.fullmatch(name) or name not in bundled_names():
-        raise _refuse(f"no board {name!r}", f"no bundled board {name!r}; the bundled boards are: {', '.join(bundled_names())}")
+    if not _NAME.fullmatch(name) or name not in bundled_boards():
+        raise _refuse(f"no board {name!r}", f"no bundled board {name!r}; the bundled boards are: {', '.join(bundled_boards())}")
     try:
         data = load_data(__package__, f"{name}.toml")
     except tomllib.TOMLDecodeError as error:

@@ -1,6 +1,6 @@
 """Taj Mahal: twelve rounds of influence in the provinces of India, majorities resolved at withdraw (3-5 players)."""
 
-from .board import Board, BoardError, load_board_file, parse_board
+from .board import Board, BoardError, bundled_boards, load_board_file, parse_board
 from .components import COMPONENTS
 from .engine import TajMahal, TajState, game
 from .manifest import Group, ManifestError, manifest
@@ -9,6 +9,7 @@ __all__ = [
     "COMPONENTS",
     "Board",
     "BoardError",
+    "bundled_boards",
     "Group",
     "ManifestError",
     "TajMahal",

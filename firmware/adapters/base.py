@@ -5,11 +5,12 @@ may ask the chooser or wait for a tap, and finally return an action (or `Replace
 the adapter can see itself raise `IllegalAction`; everything else is left to the engine.
 """
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Sequence
 
 import engines
 from engines import IllegalAction
 
+from ..boards import Offer
 from ..flows import Choose, Flow
 from ..tagmap import TagEntry
 
@@ -21,10 +22,12 @@ class Adapter:
     #: what each button does in this game (shown in help and the README)
     buttons: ClassVar[dict[str, str]]
 
-    def __init__(self, hints: bool = True) -> None:
+    def __init__(self, hints: bool = True, boards: Sequence[Offer] = ()) -> None:
         self.game = engines.get(self.game_name)
         #: whether this table shows what moves would do (some tables play without)
         self.hints = hints
+        #: the boards set-up may offer (games played on a board file)
+        self.boards = tuple(boards)
 
     def setup(self, n_players: int) -> Flow:
         """Ask the game's options at set-up; the default game has none."""

@@ -4,7 +4,7 @@ action markers, next (outside a question) ends a stuck game after a confirmation
 """
 
 from engines import IllegalAction
-from engines.maharani.board import bundled_names
+from engines.maharani.board import DEFAULT
 
 from ..flows import Choose, MiniMap, yes_no
 from .base import Adapter
@@ -25,11 +25,13 @@ class MaharaniAdapter(Adapter):
     }
 
     def setup(self, n_players):
-        """With board files besides the default bundled (an owner's corrected board), choose one."""
-        boards = bundled_names()
-        if len(boards) < 2:
-            return {}
-        return {"board": (yield Choose.of("Which board?", [(name, name) for name in boards], field="board"))}
+        """With board files besides the default bundled one (an owner's corrected board), choose one; an
+        owner's board that replaces the default is used without asking."""
+        if len(self.boards) > 1:
+            return {"board": (yield Choose.of("Which board?", [(offer.name, offer.option) for offer in self.boards], field="board"))}
+        if self.boards and self.boards[0].option != DEFAULT:
+            return {"board": self.boards[0].option}
+        return {}
 
     def tag(self, state, entry, seat):
         p = yield from self.acting_seat(state, seat)

@@ -11,7 +11,6 @@
 """
 
 from engines import IllegalAction
-from engines.taj_mahal.board import bundled_boards
 
 from ..flows import Choose, Replace, Tap, yes_no
 from .base import Adapter
@@ -33,11 +32,10 @@ class TajMahalAdapter(Adapter):
     buttons = {"withdraw": "withdraw from the round (majorities resolved at once)", "ok": "done (declaring a hand)"}
 
     def setup(self, n_players):
-        """With board files bundled (an owner's, checked), choose one; without, chains are counted."""
-        boards = bundled_boards()
-        if not boards:
+        """With board files (the owner's, checked), choose one; without, chains are counted."""
+        if not self.boards:
             return {}
-        board = yield Choose.of("Board?", [("No board", None)] + [(name, name) for name in boards], field="board")
+        board = yield Choose.of("Board?", [("No board", None)] + [(offer.name, offer.option) for offer in self.boards], field="board")
         return {"board": board} if board else {}
 
     # -- playing cards ---------------------------------------------------------------------------

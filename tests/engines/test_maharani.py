@@ -598,8 +598,8 @@ def test_random_json_is_refused_cleanly(junk):
 
 
 def test_the_component_manifest_is_not_a_board():
-    from engines.maharani.board import bundled_names
+    from engines.maharani.board import bundled_boards
 
-    assert bundled_names() == ["board"]
+    assert bundled_boards() == ["board"]
     with pytest.raises(IllegalAction):
         game.start(["Ana", "Ben"], {"board": "manifest"})

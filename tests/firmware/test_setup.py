@@ -1,6 +1,7 @@
-"""Set-up questions a game's adapter asks: the board files an owner bundled, the Mongols dice."""
+"""Set-up questions a game's adapter asks: the boards on offer (firmware.boards), the Mongols dice."""
 
 from firmware.adapters import adapter_for
+from firmware.boards import Offer
 from firmware.flows import Running
 
 
@@ -14,17 +15,18 @@ def answers(flow, *values):
     return questions, running.result
 
 
-def test_taj_mahal_offers_the_bundled_boards(monkeypatch):
+def test_taj_mahal_offers_the_boards_on_offer():
     assert answers(adapter_for("taj_mahal").setup(4)) == ([], {})  # none ship: chains are counted
-    monkeypatch.setattr("firmware.adapters.taj_mahal.bundled_boards", lambda: ["club"])
-    assert answers(adapter_for("taj_mahal").setup(4), "club") == (["Board?"], {"board": "club"})
-    assert answers(adapter_for("taj_mahal").setup(4), None) == (["Board?"], {})
+    club = Offer("club", {"name": "club", "provinces": []}, owner=True)
+    assert answers(adapter_for("taj_mahal", boards=[club]).setup(4), club.option) == (["Board?"], {"board": club.option})
+    assert answers(adapter_for("taj_mahal", boards=[club]).setup(4), None) == (["Board?"], {})
 
 
-def test_maharani_asks_only_when_an_owner_added_a_board(monkeypatch):
-    assert answers(adapter_for("maharani").setup(3)) == ([], {})
-    monkeypatch.setattr("firmware.adapters.maharani.bundled_names", lambda: ["board", "mine"])
-    assert answers(adapter_for("maharani").setup(3), "mine") == (["Which board?"], {"board": "mine"})
+def test_maharani_asks_only_when_an_owner_added_a_board():
+    bundled = Offer("board", "board", owner=False)
+    assert answers(adapter_for("maharani", boards=[bundled]).setup(3)) == ([], {})
+    mine = Offer("mine", {"name": "mine", "spaces": []}, owner=True)
+    assert answers(adapter_for("maharani", boards=[mine, bundled]).setup(3), "board") == (["Which board?"], {"board": "board"})
 
 
 def test_mongols_asks_for_the_dice_assistant():
