@@ -8,6 +8,8 @@ the position is kept in Redis so enrolment can stop (hold undo) and resume later
 """
 
 import importlib
+import math
+from collections import Counter
 from dataclasses import dataclass
 
 import engines
@@ -45,6 +47,92 @@ def choice_label(choice: dict) -> str:
     for value in choice.values():
         parts.append("+".join(map(str, value)) if isinstance(value, list) else str(value))
     return " ".join(parts)
+
+
+#: Rough seconds an owner spends per component at enrolment (a tap) and per question on the chooser:
+#: an estimate for planning (docs/owner.md), not a measurement.
+TAP_S, QUESTION_S = 3, 6
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What enrolling a game takes, from its manifest: `tablemate manifest GAME` and docs/owner.md."""
+
+    game: str
+    groups: tuple[Group, ...]
+
+    @classmethod
+    def of(cls, game: str) -> "Summary":
+        return cls(game, tuple(importlib.import_module(f"engines.{game}").manifest()))
+
+    @property
+    def title(self) -> str:
+        return engines.get(self.game).title
+
+    @property
+    def components(self) -> int:
+        """Components to tag: one sticker each."""
+        return sum(group.count for group in self.groups)
+
+    @property
+    def kinds(self) -> dict[str, int]:
+        """Components per kind, in the manifest's order."""
+        return dict(Counter(group.kind for group in self.groups for _ in range(group.count)))
+
+    @property
+    def asked(self) -> dict[str, tuple[int, tuple[str, ...]]]:
+        """Per kind: how many of its components enrolment asks about, and the fields it asks."""
+        found: dict[str, tuple[int, tuple[str, ...]]] = {}
+        for group in self.groups:
+            if group.ask:
+                count, fields = found.get(group.kind, (0, ()))
+                found[group.kind] = (count + group.count, fields + tuple(f for f in group.ask if f not in fields))
+        return found
+
+    @property
+    def questions(self) -> int:
+        return sum(count for count, _ in self.asked.values())
+
+    @property
+    def minutes(self) -> int:
+        """The rough time enrolment takes (TAP_S a component, QUESTION_S a question), in whole minutes."""
+        return math.ceil((self.components * TAP_S + self.questions * QUESTION_S) / 60)
+
+    def to_json(self) -> dict:
+        return {
+            "game": self.game,
+            "title": self.title,
+            "components": self.components,
+            "kinds": self.kinds,
+            "questions": self.questions,
+            "asked": {kind: {"components": count, "fields": list(fields)} for kind, (count, fields) in self.asked.items()},
+            "minutes": self.minutes,
+            "groups": [
+                {"label": g.label, "kind": g.kind, "count": g.count, "ids": g.id, "known": g.known, "ask": list(g.ask),
+                 "confidence": g.confidence, "source": g.source}
+                for g in self.groups
+            ],
+        }
+
+    def lines(self) -> list[str]:
+        """The summary as text: totals, then per kind, then every group in the order enrolment asks."""
+        asks = f"enrolment asks what {self.questions} of them show" if self.questions else "all of them are known"
+        lines = [
+            f"{self.title}: {self.components} components, one tag each; {asks}",
+            f"about {self.minutes} minutes of enrolment ({TAP_S} s a tap, {QUESTION_S} s a question)",
+            "",
+            f"{'kind':10} {'count':>5}  asked at enrolment",
+        ]
+        for kind, count in self.kinds.items():
+            asked = self.asked.get(kind)
+            lines.append(f"{kind:10} {count:>5}  " + (f"{', '.join(asked[1])} ({asked[0]} of them)" if asked else "-"))
+        heading = "group, in enrolment order"
+        width = max(len(heading), *(len(g.label) for g in self.groups))
+        lines += ["", f"{heading:{width}}  {'kind':9} {'count':>5}  {'asked':12} {'confidence':10} known"]
+        for g in self.groups:
+            known = ", ".join(f"{k}={'+'.join(map(str, v)) if isinstance(v, list) else v}" for k, v in g.known.items())
+            lines.append(f"{g.label:{width}}  {g.kind:9} {g.count:>5}  {', '.join(g.ask) or '-':12} {g.confidence:10} {known}".rstrip())
+        return lines
 
 
 class Progress:

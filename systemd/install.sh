@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Sets up a Raspberry Pi (Raspberry Pi OS Bookworm) to run tablemate as a systemd service, from
 # this checkout: apt packages, I2C and SPI, Redis with AOF, the service user, a virtualenv with
-# the `pi` extra, /etc/tablemate/pi.toml, the unit. Idempotent: a second run changes nothing, and
-# after `git pull` a run upgrades the installed copy. See README.md, section Raspberry Pi.
+# the `pi` extra, /etc/tablemate/pi.toml, the unit, the nightly backup timer. Idempotent: a
+# second run changes nothing, and after `git pull` a run upgrades the installed copy. See
+# README.md, section Raspberry Pi.
 set -euo pipefail
 
 SERVICE_USER=tablemate
@@ -18,6 +19,10 @@ COMMAND_LINK=/usr/local/bin/tablemate
 CONFIG=/etc/tablemate/pi.toml
 UNIT_NAME=tablemate.service
 UNIT=/etc/systemd/system/$UNIT_NAME
+# Nightly backups: the timer starts the service, which writes into BACKUP_DIR (kept 14 nights).
+BACKUP_UNITS=(tablemate-backup.service tablemate-backup.timer)
+BACKUP_TIMER=tablemate-backup.timer
+BACKUP_DIR=/var/backups/tablemate
 REDIS_CONF=/etc/redis/redis.conf
 REDIS_SNIPPET=/etc/redis/tablemate.conf
 # The files that make up the installed package; a change to any of them reinstalls it.
@@ -156,7 +161,7 @@ parse_arguments() {
 check_before_changing() {
     local file model codename
     for file in pyproject.toml config/pi.toml systemd/tablemate.service systemd/redis-tablemate.conf \
-        drivers/gpio_check.py; do
+        drivers/gpio_check.py "${BACKUP_UNITS[@]/#/systemd/}"; do
         [ -f "$SOURCE/$file" ] || die "$SOURCE is not a complete tablemate checkout: $file is missing (nothing was changed)" 2
     done
     if [ "$ROOT" = / ] && [ "$DRY_RUN" = 0 ] && [ "$(id -u)" -ne 0 ]; then
@@ -495,6 +500,39 @@ install_unit() {
     fi
 }
 
+# The nightly backup: its directory (the service user writes it, everyone may read it, so the
+# owner can copy the files off the Pi), its service and its timer, enabled and started.
+install_backups() {
+    local unit changed=0 enabled active
+    say "Nightly backups into $BACKUP_DIR ($BACKUP_TIMER)"
+    if [ -d "$(at "$BACKUP_DIR")" ]; then
+        note "ok: $BACKUP_DIR exists"
+    else
+        run mkdir -p -m 0755 "$(at "$BACKUP_DIR")"
+        run chown "$SERVICE_USER:$SERVICE_USER" "$(at "$BACKUP_DIR")"
+    fi
+    for unit in "${BACKUP_UNITS[@]}"; do
+        if put_file "$SOURCE/systemd/$unit" "/etc/systemd/system/$unit" 0644; then
+            changed=1
+        fi
+    done
+    if [ "$changed" = 1 ]; then
+        run systemctl daemon-reload
+    fi
+    enabled=$(systemctl is-enabled "$BACKUP_TIMER" 2>/dev/null || true)
+    if [ "$enabled" = enabled ]; then
+        note "ok: $BACKUP_TIMER enabled"
+    else
+        run systemctl enable "$BACKUP_TIMER"
+    fi
+    active=$(systemctl is-active "$BACKUP_TIMER" 2>/dev/null || true)
+    if [ "$active" = active ]; then
+        note "ok: $BACKUP_TIMER is waiting for the night"
+    else
+        run systemctl start "$BACKUP_TIMER"
+    fi
+}
+
 # `tablemate doctor` as the service user, when this version has it; a failure is reported, and
 # the service starts anyway (it shows what is wrong on the display and in the journal).
 run_doctor() {
@@ -572,6 +610,7 @@ main() {
     install_config
     install_virtualenv
     install_unit
+    install_backups
     finish
 }
 

@@ -161,11 +161,39 @@ def usermod(args: list[str]) -> int:
     return 0
 
 
+#: Owners the fake chown gave (the real files stay the test user's): "path user:group" lines.
+OWNERS = "var/lib/fakesys/owners"
+
+
+def chown(args: list[str]) -> int:
+    """`chown USER:GROUP PATH` as root would: the user and the group must exist, and the path."""
+    owner, path = args
+    user, group = owner.split(":")
+    assert any(row[0] == user for row in table("passwd")), f"chown: invalid user: {user!r}"
+    assert any(row[0] == group for row in table("group")), f"chown: invalid group: {group!r}"
+    assert Path(path).exists(), f"chown: cannot access {path!r}: No such file or directory"
+    owners = fake_root() / OWNERS
+    owners.parent.mkdir(parents=True, exist_ok=True)
+    with owners.open("a", encoding="utf-8") as file:
+        file.write(f"{path.replace(str(fake_root()), '')} {owner}\n")
+    return 0
+
+
 # -- services -------------------------------------------------------------------------------------
+
+def wanted_by(unit: str) -> Path:
+    """Where `systemctl enable` links `unit`: the target its [Install] WantedBy= names."""
+    path = fake_root() / "etc/systemd/system" / unit
+    if not path.exists():
+        return fake_root() / "etc/systemd/system/multi-user.target.wants" / unit
+    target = re.search(r"^WantedBy=(\S+)", path.read_text(), re.MULTILINE)
+    assert target, f"{unit} has no WantedBy=: systemctl enable would not know where to link it"
+    return fake_root() / "etc/systemd/system" / f"{target.group(1)}.wants" / unit
+
 
 def systemctl(args: list[str]) -> int:
     verb, unit = args[0], args[-1]
-    wants = fake_root() / "etc/systemd/system/multi-user.target.wants" / unit
+    wants = wanted_by(unit)
     active = fake_root() / "run/fakesys" / f"{unit}.active"
     if verb == "daemon-reload":
         return 0
@@ -173,6 +201,7 @@ def systemctl(args: list[str]) -> int:
         print("enabled" if wants.is_symlink() else "disabled")
         return 0 if wants.is_symlink() else 1
     if verb == "enable":
+        assert (fake_root() / "etc/systemd/system" / unit).exists(), f"Failed to enable unit: Unit file {unit} does not exist."
         wants.parent.mkdir(parents=True, exist_ok=True)
         wants.symlink_to(f"/etc/systemd/system/{unit}")
         return 0
@@ -301,7 +330,7 @@ def tablemate(args: list[str]) -> int:
 COMMANDS = {
     "apt-get": apt_get, "dpkg-query": dpkg_query, "raspi-config": raspi_config,
     "getent": getent, "groupadd": groupadd, "useradd": useradd, "usermod": usermod,
-    "systemctl": systemctl, "runuser": runuser, "redis-cli": redis_cli,
+    "systemctl": systemctl, "runuser": runuser, "redis-cli": redis_cli, "chown": chown,
     "python3": python3, "pip": pip, "tablemate": tablemate,
 }
 

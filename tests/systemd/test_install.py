@@ -22,7 +22,7 @@ from tests.redis_server import RedisServer
 REPO = Path(__file__).parents[2]
 FAKESYS = Path(__file__).with_name("fakesys.py")
 COMMANDS = ["apt-get", "dpkg-query", "raspi-config", "getent", "groupadd", "useradd", "usermod",
-            "systemctl", "runuser", "redis-cli", "python3"]
+            "systemctl", "runuser", "redis-cli", "python3", "chown"]
 # Calls that only read the system: a run that changes nothing makes no other call.
 QUERIES = [["dpkg-query"], ["getent"], ["systemctl", "is-enabled"], ["systemctl", "is-active"],
            ["python3", "-c"], ["python3", "-"], ["redis-cli", "ping"], ["redis-cli", "INFO"]]
@@ -206,6 +206,7 @@ def test_dry_run_prints_every_step_and_changes_nothing(system, redis_port):
                      "would write /etc/tablemate/pi.toml", "would run: python3 -m venv",
                      f"--no-deps {MFRC522[0]}", "would write /etc/systemd/system/tablemate.service",
                      "would run: systemctl enable tablemate.service", "REBOOT NEEDED",
+                     "would write /etc/systemd/system/tablemate-backup.timer", "would run: systemctl enable tablemate-backup.timer",
                      "Dry run: nothing was changed"):
         assert expected in out, expected
 
@@ -236,6 +237,13 @@ def test_install_sets_up_a_fresh_pi_and_asks_for_the_reboot(system, redis_port):
     program, *args = next(line for line in (root / "etc/systemd/system/tablemate.service").read_text().splitlines()
                           if line.startswith("ExecStart=")).removeprefix("ExecStart=").split()
     assert (root / program.lstrip("/")).is_file() and (root / args[args.index("--config") + 1].lstrip("/")).is_file()
+    # the nightly backup: its units, its directory for the service user, the timer enabled and started
+    for unit in ("tablemate-backup.service", "tablemate-backup.timer"):
+        assert (root / "etc/systemd/system" / unit).read_bytes() == (system.repo / "systemd" / unit).read_bytes()
+    assert os.readlink(root / "etc/systemd/system/timers.target.wants/tablemate-backup.timer") == "/etc/systemd/system/tablemate-backup.timer"
+    assert (root / "var/backups/tablemate").is_dir() and (root / "var/backups/tablemate").stat().st_mode & 0o777 == 0o755
+    assert (root / "var/lib/fakesys/owners").read_text() == "/var/backups/tablemate tablemate:tablemate\n"
+    assert ["systemctl", "start", "tablemate-backup.timer"] in system.calls()
     # config.txt changed: no start, no doctor; the owner reboots
     assert "REBOOT NEEDED" in out and "sudo reboot" in out
     assert ["systemctl", "start", "tablemate.service"] not in system.calls()
