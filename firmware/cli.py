@@ -6,7 +6,10 @@
     tablemate log export [GID]                                    a game log as JSON (header + actions)
     tablemate replay FILE [--json]                                the scores of a game log file
     tablemate tags list | export FILE | import FILE | forget UID  the enrolled tag map
-    tablemate board check GAME FILE                               an owner's board file
+    tablemate manifest GAME [--json]                              a game's components: what to tag and enrol
+    tablemate board check GAME FILE | install GAME FILE | list    the owner's board files
+    tablemate backup FILE | --into DIR [--keep N]                 the games, tags, boards and profile in one file
+    tablemate restore FILE                                        a backup checked whole, then brought back
     tablemate web [--bind ADDR] [--port N]                        the read-only live view
     tablemate doctor                                              is everything answering?
 
@@ -14,7 +17,6 @@ A bad profile exits with status 78 (EX_CONFIG), which the service unit does not 
 """
 
 import argparse
-import importlib
 import json
 import sys
 import threading
@@ -22,8 +24,10 @@ from pathlib import Path
 
 import engines
 
-from . import demo, gamelog, script, tagfile
+from . import backup, demo, gamelog, script, tagfile
+from .boards import BoardFileError, Boards
 from .config import ProfileError, load_profile
+from .enrolment import Summary
 from .journal import OUTAGE, CorruptJournal, Journal
 from .session import Session
 from .store import connect
@@ -147,17 +151,70 @@ def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _board_check(args: argparse.Namespace) -> int:
-    """Check a board file an owner wrote: its summary and how it departs from the physical board."""
-    package = importlib.import_module(f"engines.{args.game}")
-    if not hasattr(package, "load_board_file"):
-        print(f"tablemate: {args.game} has no board files", file=sys.stderr)
-        return 2
-    board = package.load_board_file(args.file)
-    print(f"ok: {board.summary}")
-    for line in board.differences() if hasattr(board, "differences") else []:
-        print(f"warning: {line}")
+def _manifest(args: argparse.Namespace) -> int:
+    summary = Summary.of(args.game)
+    print(json.dumps(summary.to_json(), ensure_ascii=False) if args.json else "\n".join(summary.lines()))
     return 0
+
+
+# -- the owner's board files -----------------------------------------------------------------------
+
+
+def _board_check(args: argparse.Namespace) -> int:
+    """Check a board file an owner wrote: its summary, how it departs from the physical board, where it goes."""
+    from . import boards
+
+    checked = boards.check(args.game, args.file)
+    print(f"ok: {checked.summary}")
+    for line in checked.differences:
+        print(f"warning: {line}")
+    shelf = Boards(load_profile(args.config).boards.dir)
+    if shelf.directory is None:
+        print(f"to offer it at set-up, name a directory for your boards in {args.config} ([boards] dir)")
+    else:
+        print(f"to offer it at set-up: tablemate board install {args.game} {args.file} "
+              f"(copies it to {shelf.folder(args.game) / (checked.name + '.toml')})")
+    return 0
+
+
+def _board_install(args: argparse.Namespace) -> int:
+    shelf = Boards(load_profile(args.config).boards.dir)
+    target, outcome = shelf.install(args.game, args.file, args.name, args.replace)
+    print(f"{outcome}: {target}; set-up offers it as {target.stem!r}")
+    return 0
+
+
+def _board_list(args: argparse.Namespace) -> int:
+    from . import boards
+
+    shelf = Boards(load_profile(args.config).boards.dir)
+    for game in boards.games():
+        offers = shelf.offered(game)
+        print(f"{game}: " + (", ".join(f"{o.name} ({'yours' if o.owner else 'bundled'})" for o in offers) or "none"))
+    print(f"your boards: {shelf.directory or 'no directory in the profile ([boards] dir)'}")
+    return 0
+
+
+# -- backups ---------------------------------------------------------------------------------------
+
+
+def _report(report: backup.Report) -> int:
+    for line in report.lines:
+        print(line)
+    for problem in report.problems:
+        print(f"tablemate: {problem}", file=sys.stderr)
+    return 1 if report.problems else 0
+
+
+def _backup(args: argparse.Namespace) -> int:
+    profile = load_profile(args.config)
+    if args.into:
+        return _report(backup.take_nightly(profile, args.into, args.keep))
+    return _report(backup.take(profile, args.file))
+
+
+def _restore(args: argparse.Namespace) -> int:
+    return _report(backup.restore(load_profile(args.config), args.file))
 
 
 # -- the tag map -----------------------------------------------------------------------------------
@@ -203,6 +260,12 @@ def _doctor(args: argparse.Namespace) -> int:
     return run_checks(load_profile(args.config))
 
 
+def _at_least_one(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a count of at least 1")
+    return int(text)
+
+
 # -- the parser ------------------------------------------------------------------------------------
 
 
@@ -245,11 +308,28 @@ def parser() -> argparse.ArgumentParser:
         if argument:
             sub.add_argument(argument)
         sub.set_defaults(run=handler)
-    board = commands.add_parser("board", help="board files").add_subparsers(dest="board_command", required=True)
-    check = board.add_parser("check", help="check a board file (Taj Mahal, Maharani)")
-    check.add_argument("game", choices=engines.names())
-    check.add_argument("file")
-    check.set_defaults(run=_board_check)
+    manifest = command("manifest", _manifest, "a game's components: kinds, counts, what enrolment asks", profile=False)
+    manifest.add_argument("game", choices=engines.names())
+    manifest.add_argument("--json", action="store_true", help="print it as JSON")
+    board = commands.add_parser("board", help="the owner's board files").add_subparsers(dest="board_command", required=True)
+    check = board.add_parser("check", help="check a board file (Taj Mahal, Maharani) and say where it goes")
+    install = board.add_parser("install", help="check a board file and copy it among your boards")
+    for sub, handler in ((check, _board_check), (install, _board_install)):
+        sub.add_argument("--config", default=DEFAULT_CONFIG)
+        sub.add_argument("game", choices=engines.names())
+        sub.add_argument("file")
+        sub.set_defaults(run=handler)
+    install.add_argument("--name", help="the name set-up offers it by (default: the file's name)")
+    install.add_argument("--replace", action="store_true", help="replace your board of that name")
+    listing = board.add_parser("list", help="the boards set-up offers, yours first")
+    listing.add_argument("--config", default=DEFAULT_CONFIG)
+    listing.set_defaults(run=_board_list)
+    take = command("backup", _backup, "write the games, the tag map, your boards and the profile to one file")
+    into = take.add_mutually_exclusive_group(required=True)
+    into.add_argument("file", nargs="?", help="the backup file to write")
+    into.add_argument("--into", metavar="DIR", help="write a dated backup into DIR (the nightly timer)")
+    take.add_argument("--keep", type=_at_least_one, default=14, help="with --into: how many dated backups to keep (default 14)")
+    command("restore", _restore, "check a backup file whole, then restore it (never overwrites a game)").add_argument("file")
     web = command("web", _web, "serve the read-only live view")
     web.add_argument("--bind", help="the address to serve on (default: the profile's [web] bind)")
     web.add_argument("--port", type=int, help="the port (default: the profile's [web] port)")
@@ -264,7 +344,8 @@ def main(argv: list[str] | None = None) -> int:
     except ProfileError as error:
         print(f"tablemate: {error}", file=sys.stderr)
         return EX_CONFIG
-    except (gamelog.BadLog, engines.IllegalAction, script.BadScript, tagfile.BadTagFile, CorruptJournal) as error:
+    except (gamelog.BadLog, engines.IllegalAction, script.BadScript, tagfile.BadTagFile, CorruptJournal, BoardFileError,
+            backup.BadBackup, backup.RestoreFailed) as error:
         print(f"tablemate: {error}", file=sys.stderr)
         return 2
     except OUTAGE as error:

@@ -5,6 +5,7 @@ current state, so the screen never shows what the store has not been given. Undo
 and returns to the state before the last standing action; it can be repeated back to the start.
 """
 
+import re
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -13,6 +14,10 @@ from typing import Any
 import engines
 
 from .journal import CorruptJournal, GameRecord, Journal
+
+
+#: What a game id may look like before it gets anywhere near Redis (no `:`, `*`, `/`, `..`).
+GID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
 
 def new_gid(clock: float | None = None) -> str:

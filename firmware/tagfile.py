@@ -16,6 +16,7 @@ refuses the file, and the message names its line.
 
 import importlib
 import tomllib
+from collections.abc import Iterable
 from pathlib import Path
 
 import tomli_w
@@ -49,10 +50,17 @@ def parse(text: str, source: str = "tag file") -> dict[str, TagEntry]:
     if set(data) != {"tags"} or not isinstance(data["tags"], dict):
         raise BadTagFile(f"{source}: a tag file holds one table, [tags], with one [tags.<uid>] entry per tag")
     lines = text.splitlines()
+    return check_entries((raw_uid, raw, f"{source}, line {_line_of(lines, raw_uid)} ([tags.{raw_uid}])")
+                         for raw_uid, raw in data["tags"].items())
+
+
+def check_entries(raw_entries: Iterable[tuple[str, object, str]]) -> dict[str, TagEntry]:
+    """Tag entries as (UID as written, entry, where it is for messages), all checked: a UID the readers
+    can report, each UID once, each entry a component of its game, no component on two tags.
+    BadTagFile names the first bad one (a tag file's line, a backup's line)."""
     entries: dict[str, TagEntry] = {}
     components: dict[tuple[str, str], str] = {}
-    for raw_uid, raw in data["tags"].items():
-        where = f"{source}, line {_line_of(lines, raw_uid)} ([tags.{raw_uid}])"
+    for raw_uid, raw, where in raw_entries:
         try:
             uid = reader_uid(normalise_uid(raw_uid))
         except ValueError as error:

@@ -6,7 +6,6 @@ end of a long game as at its start. Redis errors meaning "not answering" become 
 pages can say so and carry on when it is back.
 """
 
-import re
 import threading
 from collections import OrderedDict
 from contextlib import contextmanager
@@ -17,10 +16,9 @@ import engines
 import redis
 
 from ..journal import OUTAGE, CorruptJournal, GameRecord, Journal
+from ..session import GID
 from .replay import Replay
 
-#: What a game id may look like before it gets anywhere near Redis (no `:`, `*`, `/`, `..`).
-GID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 #: Games kept replayed in memory besides the current one.
 CACHED_GAMES = 8
 #: How many of the newest games the history lists.

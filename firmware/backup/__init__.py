@@ -1,0 +1,244 @@
+"""Backups of a table: every game with its log and header, the tag map, the owner's board files and the
+profile, in one readable file (fileformat.py); and the restore that brings them back.
+
+    report = take(profile, "table.backup.jsonl")           # `tablemate backup FILE`
+    report = take_nightly(profile, "/var/backups/tablemate", keep=14)   # the nightly timer
+    report = restore(profile, "table.backup.jsonl")        # `tablemate restore FILE`
+
+Games are read and written through the journal's API and tags through the tag map's, never by key
+name. A game the store cannot give whole (a missing entry, a log the rules refuse) is left out of the
+backup and named in it, so a backup always restores.
+
+`restore` checks the whole file first (the format, every tag against its game, every board file,
+every game replayed through its engine) and refuses a bad file whole, naming the line. Only then it
+writes, and it never overwrites: a game already here with the same gid is kept; when the backup's
+game is the same game (same header, one log the start of the other) the longer log wins by
+appending the missing entries, otherwise the backup's game is restored under a new gid and the
+report says so. A board file that differs from the owner's file of the same name is written beside
+it (`<name>-restored`), and a profile that differs from this one is written beside it
+(`<profile>.restored`) for the owner to compare: the running profile is never replaced.
+"""
+
+import datetime
+import importlib.metadata
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import engines
+
+from ..boards import Boards, write_file
+from ..config import Profile
+from ..enrolment import Progress
+from ..journal import CorruptJournal, GameRecord, Journal
+from ..session import Session
+from ..store import connect
+from ..tagmap import TagMap
+from .fileformat import BadBackup, Contents, dump, parse
+
+__all__ = ["BadBackup", "Report", "RestoreFailed", "load", "restore", "take", "take_nightly"]
+
+#: The nightly files: tablemate-<table>-<YYYYmmdd-HHMMSS>.backup.jsonl
+SUFFIX = ".backup.jsonl"
+
+
+class RestoreFailed(RuntimeError):
+    """The store stopped answering during a restore; what was written stays, and a new run completes it."""
+
+
+@dataclass
+class Report:
+    """What a backup or a restore did, line by line; `problems` make the command fail."""
+
+    lines: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def take(profile: Profile, path: str | Path) -> Report:
+    """Write a backup of the profile's table to `path` (atomically: a file is whole or absent)."""
+    contents, report = _snapshot(profile)
+    write_file(Path(path), dump(contents), 0o644)
+    report.lines.insert(0, f"backup of table {contents.table!r} written to {path}")
+    return report
+
+
+def take_nightly(profile: Profile, folder: str | Path, keep: int) -> Report:
+    """A dated backup in `folder`, then only the newest `keep` of this table's dated backups are kept."""
+    folder = Path(folder)
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    report = take(profile, folder / f"tablemate-{profile.table.id}-{stamp}{SUFFIX}")
+    pattern = re.compile(rf"tablemate-{re.escape(profile.table.id)}-\d{{8}}-\d{{6}}{re.escape(SUFFIX)}")
+    dated = sorted(path for path in folder.iterdir() if pattern.fullmatch(path.name))
+    for old in dated[:-keep]:
+        old.unlink()
+        report.lines.append(f"removed {old.name} (the newest {keep} are kept)")
+    return report
+
+
+def load(path: str | Path) -> Contents:
+    """The checked contents of the backup at `path`; BadBackup names what is wrong."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise BadBackup(f"{path}: cannot read it ({error})") from None
+    return parse(text, str(path))
+
+
+def _snapshot(profile: Profile) -> tuple[Contents, Report]:
+    """The table as it is now, as the journal, the tag map and the owner's files give it."""
+    client = connect(profile.store.url)
+    journal, tags = Journal(client, profile.table.id), TagMap(client, profile.table.id)
+    report = Report()
+    contents = Contents(profile.table.id, datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                        f"tablemate {importlib.metadata.version('tablemate')}")
+    contents.profile = (profile.path.name, profile.path.read_text(encoding="utf-8"))
+    contents.boards = Boards(profile.boards.dir).files()
+    report.problems += [f"tag map: {problem} (not in the backup)" for problem in tags.load()]
+    contents.tags = dict(tags.items())
+    progress = Progress(tags, profile.table.id)
+    contents.enrolment = {game: position for game in engines.names() if (position := progress.get(game))}
+    for gid in journal.games():
+        try:
+            record = journal.load(gid)
+            Session.from_record(journal, record)
+        except KeyError:
+            contents.skipped.append((gid, "its header is missing"))
+        except CorruptJournal as error:
+            contents.skipped.append((gid, str(error)))
+        else:
+            contents.games.append(record)
+    report.problems += [f"game {gid} is not in the backup: {reason}" for gid, reason in contents.skipped]
+    current = journal.current()
+    contents.current = current if any(game.gid == current for game in contents.games) else None
+    report.lines += [f"{len(contents.games)} games, {len(contents.tags)} tags, {len(contents.boards)} board files, "
+                     f"the profile {contents.profile[0]}"]
+    return contents, report
+
+
+def restore(profile: Profile, path: str | Path) -> Report:
+    """Check the backup at `path` whole, then bring its table back into the profile's table."""
+    contents = load(path)
+    boards = Boards(profile.boards.dir)
+    if contents.boards and profile.boards.dir is None:
+        raise BadBackup(f"{path} holds {len(contents.boards)} board files, but {profile.path} names no [boards] dir to put them in")
+    client = connect(profile.store.url)
+    journal, tags = Journal(client, profile.table.id), TagMap(client, profile.table.id)
+    tags.load()
+    current_here = journal.current()
+    report = Report()
+    if contents.table != profile.table.id:
+        report.lines.append(f"the backup is of table {contents.table!r}; restored into table {profile.table.id!r} ({profile.path})")
+    for game, name, text in contents.boards:
+        report.lines.append(_restore_board(boards, game, name, text))
+    if contents.profile is not None:
+        report.lines.append(_restore_profile(profile, *contents.profile))
+    report.lines.append(_restore_tags(tags, contents))
+    progress = Progress(tags, profile.table.id)
+    for game, position in contents.enrolment.items():
+        if not progress.get(game):
+            progress.set(game, position)
+    renamed: dict[str, str] = {}
+    for game in contents.games:
+        line, renamed[game.gid] = _restore_game(client, profile.table.id, journal, game)
+        report.lines.append(line)
+    report.lines += [f"game {gid} was not in the backup ({reason})" for gid, reason in contents.skipped]
+    current = current_here or (renamed[contents.current] if contents.current else None)
+    if current:
+        client.set(journal.key("current"), current)
+    else:
+        client.delete(journal.key("current"))
+    report.lines.append("restart the service to play on: sudo systemctl restart tablemate")
+    return report
+
+
+def _restore_board(boards: Boards, game: str, name: str, text: str) -> str:
+    here = boards.folder(game) / f"{name}.toml"
+    if here.exists() and here.read_text(encoding="utf-8") != text:
+        name = _free_name(lambda candidate: boards.folder(game) / f"{candidate}.toml", f"{name}-restored", text)
+    target, outcome = boards.write(game, name, text)
+    return f"board {game}/{name}: {outcome} ({target})"
+
+
+def _free_name(place, base: str, text: str) -> str:
+    """`base`, or `base-2`, `base-3`...: the first name whose file is absent or already holds `text`."""
+    number, name = 1, base
+    while place(name).exists() and place(name).read_text(encoding="utf-8") != text:
+        number += 1
+        name = f"{base}-{number}"
+    return name
+
+
+def _restore_profile(profile: Profile, name: str, text: str) -> str:
+    if profile.path.read_text(encoding="utf-8") == text:
+        return f"profile: the same as {profile.path}"
+    target = profile.path.with_name(f"{name}.restored")
+    try:
+        write_file(target, text, 0o644)
+    except PermissionError as error:
+        raise RestoreFailed(f"cannot write {target}: {error.strerror} (on the Pi: run it with sudo)") from None
+    return f"profile: the backup's differs from {profile.path}: written to {target} to compare (yours is unchanged)"
+
+
+def _restore_tags(tags: TagMap, contents: Contents) -> str:
+    """The backup's tags go in; a component this map has on another tag moves to the backup's tag
+    (one component, one tag, as `tags import`)."""
+    here = dict(tags.items())
+    new = {uid: entry for uid, entry in contents.tags.items() if here.get(uid) != entry}
+    moved = 0
+    for uid, entry in new.items():
+        previous = tags.find(entry.game, entry.descriptor["id"])
+        if previous is not None and previous != uid and previous not in contents.tags:
+            tags.forget(previous)
+            moved += 1
+    tags.set_many(new)
+    return (f"tags: {len(contents.tags)} in the backup, {len(contents.tags) - len(new)} already here, {len(new)} written"
+            + (f", {moved} components moved back to the backup's tags" if moved else ""))
+
+
+def _restore_game(client, table: str, journal: Journal, game: GameRecord) -> tuple[str, str]:
+    """Write one game; (what happened, the gid it has here)."""
+    try:
+        here = journal.load(game.gid) if game.gid in journal.games() else None
+    except (KeyError, CorruptJournal):
+        here = "damaged"
+    title = f"game {game.gid} ({game.game}, {len(game.entries)} entries)"
+    if isinstance(here, GameRecord) and here.header() == game.header() and here.created == game.created:
+        shorter = min(len(here.entries), len(game.entries))
+        if here.entries[:shorter] == game.entries[:shorter]:
+            if len(here.entries) >= len(game.entries):
+                return f"{title}: already here", game.gid
+            _write(client, table, game, start=len(here.entries))
+            return f"{title}: {len(game.entries) - len(here.entries)} entries added to the copy here", game.gid
+    gid = game.gid
+    if here is not None:
+        gid = _free_gid(journal, game.gid)
+    _write(client, table, GameRecord(gid, game.game, game.players, game.options, game.created, game.status,
+                                     game.entries, game.scores, game.hints), start=0)
+    if gid != game.gid:
+        return f"{title}: this table holds a different game {game.gid}: both kept, the backup's as {gid}", gid
+    return f"{title}: restored", gid
+
+
+def _free_gid(journal: Journal, gid: str) -> str:
+    taken = set(journal.games())
+    base = f"{gid[:55]}-restored"
+    candidate, number = base, 1
+    while candidate in taken:
+        number += 1
+        candidate = f"{base}-{number}"
+    return candidate
+
+
+def _write(client, table: str, game: GameRecord, start: int) -> None:
+    """Journal `game`'s entries after `start` (and its header when `start` is 0), as the table would."""
+    journal = Journal(client, table, clock=lambda: game.created)
+    if start == 0:
+        journal.begin_game(game.gid, game.game, game.players, game.options, game.hints)
+    entries = [action if kind == "action" else None for kind, action in game.entries[start:]]
+    if entries:
+        journal.append(game.gid, start + 1, *entries)
+    if game.status != "playing":
+        journal.set_status(game.gid, game.status, game.scores)
+    if journal.pending:
+        raise RestoreFailed(f"the store stopped answering while game {game.gid} was written; run restore again "
+                            f"when it answers (what is written is kept, and a second run completes it)")
