@@ -78,3 +78,40 @@ def test_a_bad_profile_exits_with_ex_config(tmp_path, capsys):
     profile.write_text("[table]\nid = 'x'\nplayers = ['Ana']\n[store]\nurl = 'memory://'\n[bogus]\n")
     assert main(["status", "--config", str(profile)]) == 78
     assert "bogus: unknown section" in capsys.readouterr().err
+
+
+def test_manifest_prints_each_games_components_as_its_rules_count_them(capsys):
+    import importlib
+
+    import engines
+
+    for name in engines.names():
+        assert main(["manifest", name, "--json"]) == 0
+        summary = json.loads(capsys.readouterr().out)
+        totals = importlib.import_module(f"engines.{name}").COMPONENTS.totals
+        assert summary["kinds"] == totals and summary["components"] == sum(totals.values())
+        assert sum(g["count"] for g in summary["groups"]) == summary["components"]
+        assert summary["questions"] == sum(g["count"] for g in summary["groups"] if g["ask"])
+    assert main(["manifest", "taj_mahal"]) == 0
+    text = capsys.readouterr().out.splitlines()
+    assert text[0] == "Taj Mahal: 128 components, one tag each; enrolment asks what 47 of them show"
+    assert "province      12  goods (12 of them)" in text and "bonus         16  kind, goods (15 of them)" in text
+    assert any(line.startswith("Red: the 21st card") and " symbols " in line and "unknown" in line for line in text)
+
+
+def test_the_owners_guide_counts_agree_with_the_manifests(capsys):
+    """docs/owner.md's table of tags per game is `tablemate manifest`'s figures, not prose."""
+    import engines
+
+    rows = {}
+    for line in (ROOT / "docs" / "owner.md").read_text().splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if line.startswith("| **") and len(cells) == 5:
+            rows[cells[0].strip("*")] = cells[1:]
+    assert len(rows) == len(engines.names())
+    for name in engines.names():
+        assert main(["manifest", name, "--json"]) == 0
+        summary = json.loads(capsys.readouterr().out)
+        kinds = ", ".join(f"{count} {kind}" for kind, count in summary["kinds"].items())
+        asked = ", ".join(f"{a['components']} {kind} ({', '.join(a['fields'])})" for kind, a in summary["asked"].items()) or "none"
+        assert rows[summary["title"]] == [str(summary["components"]), kinds, asked, f"~{summary['minutes']} min"], name
