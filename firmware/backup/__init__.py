@@ -89,8 +89,7 @@ def _snapshot(profile: Profile) -> tuple[Contents, Report]:
     client = connect(profile.store.url)
     journal, tags = Journal(client, profile.table.id), TagMap(client, profile.table.id)
     report = Report()
-    contents = Contents(profile.table.id, datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                        f"tablemate {importlib.metadata.version('tablemate')}")
+    contents = Contents(profile.table.id, datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), _version())
     contents.profile = (profile.path.name, profile.path.read_text(encoding="utf-8"))
     contents.boards = Boards(profile.boards.dir).files()
     report.problems += [f"tag map: {problem} (not in the backup)" for problem in tags.load()]
@@ -113,6 +112,13 @@ def _snapshot(profile: Profile) -> tuple[Contents, Report]:
     report.lines += [f"{len(contents.games)} games, {len(contents.tags)} tags, {len(contents.boards)} board files, "
                      f"the profile {contents.profile[0]}"]
     return contents, report
+
+
+def _version() -> str:
+    try:
+        return f"tablemate {importlib.metadata.version('tablemate')}"
+    except importlib.metadata.PackageNotFoundError:
+        return "tablemate (not installed: run from a checkout)"
 
 
 def restore(profile: Profile, path: str | Path) -> Report:
@@ -147,7 +153,7 @@ def restore(profile: Profile, path: str | Path) -> Report:
         client.set(journal.key("current"), current)
     else:
         client.delete(journal.key("current"))
-    report.lines.append("restart the service to play on: sudo systemctl restart tablemate")
+    report.lines.append("if the table's service runs, restart it to use what was restored: sudo systemctl restart tablemate")
     return report
 
 
@@ -198,7 +204,7 @@ def _restore_tags(tags: TagMap, contents: Contents) -> str:
 def _restore_game(client, table: str, journal: Journal, game: GameRecord) -> tuple[str, str]:
     """Write one game; (what happened, the gid it has here)."""
     try:
-        here = journal.load(game.gid) if game.gid in journal.games() else None
+        here = journal.load(game.gid) if _taken(journal, game.gid) else None
     except (KeyError, CorruptJournal):
         here = "damaged"
     title = f"game {game.gid} ({game.game}, {len(game.entries)} entries)"
@@ -219,11 +225,15 @@ def _restore_game(client, table: str, journal: Journal, game: GameRecord) -> tup
     return f"{title}: restored", gid
 
 
+def _taken(journal: Journal, gid: str) -> bool:
+    """Whether anything of game `gid` is stored here: listed, or a header or a log left without it."""
+    return gid in journal.games() or bool(journal.client.exists(journal.key("game", gid), journal.log_key(gid)))
+
+
 def _free_gid(journal: Journal, gid: str) -> str:
-    taken = set(journal.games())
     base = f"{gid[:55]}-restored"
     candidate, number = base, 1
-    while candidate in taken:
+    while _taken(journal, candidate):
         number += 1
         candidate = f"{base}-{number}"
     return candidate

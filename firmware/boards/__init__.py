@@ -49,7 +49,6 @@ class Offer:
 class Checked:
     """A board file that passed its game's checks: what `board check` reports."""
 
-    game: str
     name: str
     summary: str
     #: how it departs from the physical board (Taj Mahal); an owner's real board has none
@@ -70,7 +69,7 @@ def check(game: str, path: str | Path, name: str | None = None) -> Checked:
     board = package.load_board_file(path)
     data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     differences = tuple(board.differences()) if hasattr(board, "differences") else ()
-    return Checked(game, name or Path(path).stem, board.summary, differences, data)
+    return Checked(name or Path(path).stem, board.summary, differences, data)
 
 
 def check_text(game: str, name: str, text: str) -> Checked:
