@@ -1,42 +1,89 @@
 """A register-level fake RC522 behind a fake `spidev`, with ISO 14443A cards in its field.
 
-It answers like the chip as far as reading UIDs goes, so both our back end and the stock `mfrc522`
-package can be run against it and their SPI transactions counted:
+It answers like the chip (NXP MFRC522 datasheet rev. 3.9) as far as reading UIDs goes, so both our
+back end and the stock `mfrc522` package can be run against it and their SPI transactions counted:
 - the SPI protocol: a transaction whose first byte has bit 7 set reads the registers named by each
   byte (the answer is shifted by one byte); otherwise every following byte is written to one register;
-- registers: CommandReg (Idle, Transmit, Transceive, CalcCRC, SoftReset), ComIrqReg (Set1 semantics),
-  DivIrqReg, ErrorReg, FIFO data/level, ControlReg (RxLastBits), BitFramingReg (StartSend,
-  TxLastBits), CollReg, TxControlReg (antenna), the timer (TAuto, prescaler, reload), CRC results,
-  VersionReg; a low reset line holds the chip powered down and resets it;
-- time: every transaction costs `transaction_cost` seconds of the shared fake clock (spidev's ioctl on
-  a Pi), frames take their on-air time at 106 kbit/s, and a frame nobody answers ends with the timer;
+- registers with their reset values; CommandReg (Idle, Transmit, Transceive, CalcCRC, SoftReset,
+  the RcvOff and PowerDown bits), ComIrqReg/DivIrqReg (Set1: written with bit 7 clear, the bits
+  written 1 are cleared), ErrorReg (cleared when the receiver starts), the 64-byte FIFO (FlushBuffer,
+  BufferOvfl), ControlReg (RxLastBits), BitFramingReg (StartSend, TxLastBits), CollReg
+  (ValuesAfterColl, CollPos), TxModeReg/RxModeReg (106 kBd only; TxCRCEn appends a CRC_A, RxCRCEn
+  checks it), TxControlReg (the antenna drivers), TxASKReg (Force100ASK), RFCfgReg (RxGain), the
+  timer (TAuto, prescaler, reload; stopped by an answer), the CRC coprocessor, Status2Reg
+  (MFCrypto1On), VersionReg;
+- power: a low NRSTPD (the reset line, a gpiozero MockPin wired with `wire_reset`) is hard power-down
+  (SPI silent, field off); its rising edge and SoftReset restore the reset values; `brown_out()` does
+  the same unasked, `unplug()` silences the chip until `plug()`; `spi_errors` makes transfers fail;
+- time: every transaction costs `transaction_cost` seconds of the shared clock (spidev's ioctl on a
+  Pi), frames take their air time at 106 kbit/s, a frame nobody answers ends with the timer;
 - cards follow the ISO 14443-3 states (IDLE, READY per cascade level, ACTIVE, HALT): REQA wakes idle
-  cards only, WUPA halted ones too, an unexpected command sends a READY/ACTIVE card back to IDLE;
-  4-, 7- and 10-byte UIDs (cascade levels); several different cards answering collide bit by bit.
-Not modelled: MIFARE authentication and memory, partial (bit-oriented) anticollision frames.
+  cards only, WUPA halted ones too, an unexpected frame sends a READY/ACTIVE card back to IDLE (HALT if
+  it was woken from HALT); 4-, 7- and 10-byte UIDs; several cards answering at once collide bit by bit;
+  a card answers only if the receiver's gain is at least what its coupling needs (`min_gain_db`).
+
+Two modes. The strict one (the default) follows the datasheet and ISO 14443-3 where a lenient fake
+would forgive a driver: StartSend stays set until written 0, and Transceive entered while it is set
+sends at once; a card answers only after 5 ms of unmodulated field (and only with Force100ASK on);
+after a reset the chip needs `STARTUP_S` before it answers on SPI; a card misses a fraction `miss`
+of frames and an answer arrives garbled (a parity error) with chance `garble` (seeded: runs repeat
+exactly). The lenient mode is the project's old fake: StartSend clears itself once the frame is out,
+cards are ready at once, nothing is lost. A driver must work in both.
+Not modelled: MIFARE authentication and memory, bit-oriented anticollision frames (a card ignores
+them), the IRQ pin, the UART and I2C interfaces.
 """
 
 import contextlib
+import errno
+import random
 import sys
+import time
 import types
 from collections import deque
 from collections.abc import Callable, Iterator
 
-COMMAND, COM_IRQ, DIV_IRQ, ERROR, FIFO_DATA, FIFO_LEVEL, CONTROL, BIT_FRAMING, COLL = (
-    0x01, 0x04, 0x05, 0x06, 0x09, 0x0A, 0x0C, 0x0D, 0x0E)
-MODE, TX_CONTROL, T_MODE, T_PRESCALER, T_RELOAD_H, T_RELOAD_L = 0x11, 0x14, 0x2A, 0x2B, 0x2C, 0x2D
-CRC_RESULT_M, CRC_RESULT_L, VERSION = 0x21, 0x22, 0x37
-IDLE, CALC_CRC, TRANSMIT, TRANSCEIVE, SOFT_RESET = 0x00, 0x03, 0x04, 0x0C, 0x0F
+from gpiozero.pins.mock import MockPin
+
+# Registers (datasheet section 9).
+(COMMAND, COM_IEN, DIV_IEN, COM_IRQ, DIV_IRQ, ERROR, STATUS1, STATUS2, FIFO_DATA, FIFO_LEVEL, WATER_LEVEL,
+ CONTROL, BIT_FRAMING, COLL) = range(0x01, 0x0F)
+MODE, TX_MODE, RX_MODE, TX_CONTROL, TX_ASK = 0x11, 0x12, 0x13, 0x14, 0x15
+CRC_RESULT_H, CRC_RESULT_L, MOD_WIDTH, RF_CFG = 0x21, 0x22, 0x24, 0x26
+T_MODE, T_PRESCALER, T_RELOAD_H, T_RELOAD_L, VERSION = 0x2A, 0x2B, 0x2C, 0x2D, 0x37
+RESET_VALUES = {
+    COMMAND: 0x20, COM_IEN: 0x80, DIV_IEN: 0x00, COM_IRQ: 0x14, DIV_IRQ: 0x00, ERROR: 0x00, STATUS1: 0x21,
+    STATUS2: 0x00, FIFO_LEVEL: 0x00, WATER_LEVEL: 0x08, CONTROL: 0x10, BIT_FRAMING: 0x00, COLL: 0xA0,
+    MODE: 0x3F, TX_MODE: 0x00, RX_MODE: 0x00, TX_CONTROL: 0x80, TX_ASK: 0x00, 0x16: 0x10, 0x17: 0x84, 0x18: 0x84,
+    0x19: 0x4D, 0x1C: 0x62, 0x1D: 0x00, 0x1F: 0xEB, CRC_RESULT_H: 0xFF, CRC_RESULT_L: 0xFF, MOD_WIDTH: 0x26,
+    RF_CFG: 0x48, 0x27: 0x88, 0x28: 0x20, 0x29: 0x20, T_MODE: 0x00, T_PRESCALER: 0x00, T_RELOAD_H: 0x00,
+    T_RELOAD_L: 0x00, 0x33: 0x80, 0x36: 0x40,
+}
+# Commands and bits.
+IDLE, MEM, CALC_CRC, TRANSMIT, TRANSCEIVE, SOFT_RESET = 0x00, 0x01, 0x03, 0x04, 0x0C, 0x0F
+KNOWN_COMMANDS = (IDLE, MEM, 0x02, CALC_CRC, TRANSMIT, 0x07, 0x08, TRANSCEIVE, 0x0E, SOFT_RESET)
+RCV_OFF, POWER_DOWN = 0x20, 0x10
 TX_IRQ, RX_IRQ, IDLE_IRQ, ERR_IRQ, TIMER_IRQ = 0x40, 0x20, 0x10, 0x02, 0x01
-COLL_ERR, BUFFER_OVFL = 0x08, 0x10
-BIT = 1 / 105_937.5
-FRAME_DELAY = 86e-6
-RESET_VALUES = {COMMAND: 0x20, COM_IRQ: 0x14, MODE: 0x3F, TX_CONTROL: 0x80, CONTROL: 0x10}
+CRC_IRQ = 0x04
+BUFFER_OVFL, COLL_ERR, CRC_ERR, PARITY_ERR = 0x10, 0x08, 0x04, 0x02
+START_SEND = 0x80
+VALUES_AFTER_COLL, COLL_POS_NOT_VALID = 0x80, 0x20
+FORCE_100_ASK = 0x40
+MF_CRYPTO1_ON = 0x08
+CRC_EN, SPEED = 0x80, 0x70
+#: RFCfgReg RxGain[2:0] -> dB (datasheet table 98)
+RX_GAIN_DB = (18, 23, 18, 23, 33, 38, 43, 48)
+
+BIT = 1 / 105_937.5  # one bit at 106 kbit/s
+FRAME_DELAY = 86e-6  # ISO 14443-3 FDT of an answer to REQA/WUPA/ANTICOLLISION/SELECT (n = 9)
+GUARD_S = 5e-3  # ISO 14443-3: a PICC may need 5 ms of unmodulated field before it answers
+STARTUP_S = 0.02  # strict: the oscillator start-up after a reset (the drivers wait 50 ms)
+WAKE_S = 0.001  # strict: leaving soft power-down (the PowerDown bit reads 1 until then)
+FIFO_SIZE = 64
 
 
-def iso_crc_a(data: bytes) -> bytes:
-    """CRC_A computed bit by bit (reflected polynomial 0x8408, preset 0x6363), low byte first."""
-    crc = 0x6363
+def iso_crc_a(data: bytes, preset: int = 0x6363) -> bytes:
+    """CRC_A computed bit by bit (reflected polynomial 0x8408), low byte first."""
+    crc = preset
     for byte in data:
         crc ^= byte
         for _ in range(8):
@@ -49,18 +96,20 @@ def _bcc(part: bytes) -> int:
 
 
 class FakeCard:
-    """An ISO 14443A card (tag) with a 4-, 7- or 10-byte UID."""
+    """An ISO 14443A card (tag) with a 4-, 7- or 10-byte UID; `min_gain_db` is the receiver gain its
+    answers need on this reader (a small sticker read through a card needs more than a card)."""
 
     ATQA = {4: b"\x04\x00", 7: b"\x44\x00", 10: b"\x84\x00"}
     SELECT = (0x93, 0x95, 0x97)
 
-    def __init__(self, uid: str, sak: int | None = None):
+    def __init__(self, uid: str, sak: int | None = None, *, min_gain_db: int = 18):
         self.uid = bytes.fromhex(uid)
         size = len(self.uid)
         if size not in self.ATQA:
             raise ValueError(f"a UID has 4, 7 or 10 bytes, not {size}")
         self.atqa = self.ATQA[size]
         self.sak = sak if sak is not None else (0x08 if size == 4 else 0x00)
+        self.min_gain_db = min_gain_db
         rest, self.levels = self.uid, []
         while len(rest) > 4:
             self.levels.append(b"\x88" + rest[:3])
@@ -68,17 +117,32 @@ class FakeCard:
         self.levels.append(rest)
         self.state = "off"
         self.level = 0
+        self.woken_from_halt = False
+        self.powered_at = 0.0
+        #: every frame this card answered, in order (tests check what reached it)
+        self.answered: list[bytes] = []
 
-    def power(self, on: bool) -> None:
+    def power(self, on: bool, at: float = 0.0) -> None:
         self.state = "idle" if on else "off"
+        self.powered_at = at
 
-    def receive(self, frame: bytes, short: bool) -> bytes | None:
-        """Process one frame from the reader; returns the answer, or None for silence."""
+    def receive(self, frame: bytes | None, short: bool = False) -> bytes | None:
+        """Process one frame from the reader (None: a frame it cannot decode); returns the answer,
+        or None for silence."""
         if self.state == "off":
             return None
-        if short:
+        answer = self._answer(frame, short)
+        if answer is not None:
+            self.answered.append(frame)
+        return answer
+
+    def _answer(self, frame: bytes | None, short: bool) -> bytes | None:
+        if frame is None:
+            pass
+        elif short:
             command = frame[0] & 0x7F
             if (command == 0x26 and self.state == "idle") or (command == 0x52 and self.state in ("idle", "halt")):
+                self.woken_from_halt = self.state == "halt"
                 self.state, self.level = "ready", 0
                 return self.atqa
         elif self.state == "ready" and len(frame) >= 2 and frame[0] == self.SELECT[self.level]:
@@ -96,27 +160,53 @@ class FakeCard:
         elif self.state == "active" and frame == b"\x50\x00" + iso_crc_a(b"\x50\x00"):
             self.state = "halt"
             return None
-        if self.state in ("ready", "active"):
-            self.state = "idle"
+        if self.state in ("ready", "active"):  # ISO 14443-3 figure 6: any other frame
+            self.state = "halt" if self.woken_from_halt else "idle"
         return None
+
+
+class ResetPin(MockPin):
+    """A MockPin wired to a fake chip's NRSTPD input: the chip follows every level change at once."""
+
+    def __init__(self, factory, info, chip: "FakeRc522"):
+        self.chip = chip
+        super().__init__(factory, info)
+
+    def _change_state(self, value):
+        changed = super()._change_state(value)
+        if changed:
+            self.chip.reset_line(value)
+        return changed
 
 
 class FakeRc522:
     """The chip. `place(card)` / `lift()` change what is in its field; `transactions` counts SPI transfers."""
 
-    def __init__(self, clock: Callable[[], float], version: int = 0x92):
+    def __init__(self, clock: Callable[[], float], version: int = 0x92, *, strict: bool = True, miss: float = 0.02,
+                 garble: float = 0.01, seed: int = 0):
         self.clock = clock
         self.version = version
+        self.strict = strict
+        self.miss = miss if strict else 0.0
+        self.garble = garble if strict else 0.0
+        self.random = random.Random(seed)
         self.cards: list[FakeCard] = []
-        self.reset_pin = None  # the gpiozero MockPin wired to NRSTPD; None: tied high
         self.transactions = 0
-        self._seen_states = 0
-        self._reset()
+        #: when a list: every transfer as (time, bytes sent), to check the order of register writes
+        self.trace: list[tuple[float, list[int]]] | None = None
+        #: the next this many transfers raise OSError (EIO), as a disturbed bus would
+        self.spi_errors = 0
+        #: what MISO reads while the chip does not drive it (held in reset, unplugged, starting)
+        self.floating = 0x00
+        self.plugged = True
+        self.in_reset = False
+        self._power_on()
 
     # -- the field -------------------------------------------------------------------------------
-    def place(self, card: FakeCard) -> FakeCard:
+    def place(self, card: FakeCard, at: float | None = None) -> FakeCard:
+        """`card` enters the field (at the clock's time, or at `at`)."""
         self.cards.append(card)
-        card.power(self.antenna)
+        card.power(self.field, self.clock() if at is None else at)
         return card
 
     def lift(self, card: FakeCard | None = None) -> None:
@@ -125,14 +215,61 @@ class FakeRc522:
             self.cards.remove(gone)
 
     @property
-    def antenna(self) -> bool:
-        return bool(self.regs[TX_CONTROL] & 0x03)
+    def field(self) -> bool:
+        """The antenna drivers radiate: TX1 or TX2 on, the chip running."""
+        return bool(self.regs[TX_CONTROL] & 0x03) and self._running()
+
+    @property
+    def gain_db(self) -> int:
+        return RX_GAIN_DB[self.regs[RF_CFG] >> 4 & 0x07]
+
+    # -- power -----------------------------------------------------------------------------------
+    def wire_reset(self, factory, gpio: int) -> None:
+        """Connect NRSTPD to `gpio` of a gpiozero MockFactory (before a driver claims the pin)."""
+        pin = factory.pin(gpio, pin_class=ResetPin, chip=self)
+        self.in_reset = not pin.state  # a line nobody drives yet reads low: held in power-down
+
+    def reset_line(self, high: bool) -> None:
+        """NRSTPD changed: low is hard power-down; the rising edge is a hard reset."""
+        self.in_reset = not high
+        self._set_field_off()
+        if high:
+            self._power_on()
+
+    def brown_out(self) -> None:
+        """The supply dipped: every register back to its reset value, the field off."""
+        self._set_field_off()
+        self._power_on()
+
+    def unplug(self) -> None:
+        self._set_field_off()
+        self.plugged = False
+
+    def plug(self) -> None:
+        self.plugged = True
+        self._power_on()
+
+    def _power_on(self) -> None:
+        self._reset_registers()
+        self.ready_at = self.clock() + (STARTUP_S if self.strict else 0.0)
+
+    def _running(self) -> bool:
+        return self.plugged and not self.in_reset and not self.regs[COMMAND] & POWER_DOWN
+
+    def _set_field_off(self) -> None:
+        for card in self.cards:
+            card.power(False)
 
     # -- SPI -------------------------------------------------------------------------------------
     def transfer(self, data: list[int]) -> list[int]:
         self.transactions += 1
-        if self._in_reset():
-            return [0] * len(data)
+        if self.trace is not None:
+            self.trace.append((self.clock(), list(data)))
+        if self.spi_errors:
+            self.spi_errors -= 1
+            raise OSError(errno.EIO, "Input/output error")
+        if not self.plugged or self.in_reset or self.clock() < self.ready_at:
+            return [self.floating] * len(data)
         self._advance()
         if data[0] & 0x80:
             return [0] + [self._read((byte >> 1) & 0x3F) for byte in data[:-1]]
@@ -141,167 +278,231 @@ class FakeRc522:
             self._write(register, value)
         return [0] * len(data)
 
-    def _in_reset(self) -> bool:
-        """A low level on the reset line, now or since the last transfer, resets the chip."""
-        pin = self.reset_pin
-        if pin is None:
-            return False
-        if len(pin.states) < self._seen_states:
-            self._seen_states = 0
-        pulsed = any(not state.state for state in pin.states[self._seen_states:])
-        self._seen_states = len(pin.states)
-        if pulsed or not pin.state:
-            self._reset()
-        return not pin.state
-
     # -- registers -------------------------------------------------------------------------------
-    def _reset(self) -> None:
-        for card in self.cards:
-            card.power(False)
+    def _reset_registers(self) -> None:
+        was_on = getattr(self, "regs", None) is not None and self.field
         self.regs = dict.fromkeys(range(0x40), 0) | RESET_VALUES
-        self.command = IDLE
-        self.irq = RESET_VALUES[COM_IRQ]
-        self.div_irq = 0
-        self.error = 0
-        self.coll = 0
         self.fifo: deque[int] = deque()
-        self.crc = b"\x00\x00"
         self.pending: dict | None = None
+        self.crc_preset: int | None = None
+        self.woken_at = 0.0
+        if was_on:
+            self._set_field_off()
 
     def _read(self, register: int) -> int:
+        regs = self.regs
         if register == COMMAND:
-            return self.command
-        if register == COM_IRQ:
-            return self.irq
-        if register == DIV_IRQ:
-            return self.div_irq
-        if register == ERROR:
-            return self.error
+            waking = self.clock() < self.woken_at
+            return regs[COMMAND] | (POWER_DOWN if waking else 0)
         if register == FIFO_DATA:
             return self.fifo.popleft() if self.fifo else 0
         if register == FIFO_LEVEL:
             return len(self.fifo)
-        if register == CONTROL:
-            return 0x10
-        if register == COLL:
-            return self.coll
         if register == VERSION:
             return self.version
-        if register == CRC_RESULT_L:
-            return self.crc[0]
-        if register == CRC_RESULT_M:
-            return self.crc[1]
-        return self.regs[register]
+        return regs[register]
 
     def _write(self, register: int, value: int) -> None:
+        regs = self.regs
         if register == COMMAND:
-            self._command(value & 0x0F)
-        elif register == COM_IRQ:
-            self.irq = self.irq | (value & 0x7F) if value & 0x80 else self.irq & ~value & 0x7F
-        elif register == DIV_IRQ:
-            self.div_irq = self.div_irq | (value & 0x7F) if value & 0x80 else self.div_irq & ~value & 0x7F
+            self._command(value)
+        elif register in (COM_IRQ, DIV_IRQ):
+            bits = value & 0x7F
+            regs[register] = regs[register] | bits if value & 0x80 else regs[register] & ~bits & 0x7F
         elif register == FIFO_DATA:
-            if len(self.fifo) < 64:
+            if len(self.fifo) < FIFO_SIZE:
                 self.fifo.append(value)
+                if self.crc_preset is not None:
+                    self._calc_crc()
             else:
-                self.error |= BUFFER_OVFL
+                regs[ERROR] |= BUFFER_OVFL
         elif register == FIFO_LEVEL:
             if value & 0x80:
                 self.fifo.clear()
-                self.error &= ~BUFFER_OVFL
+                regs[ERROR] &= ~BUFFER_OVFL
+        elif register == COLL:
+            regs[COLL] = regs[COLL] & 0x7F | value & VALUES_AFTER_COLL
         elif register == TX_CONTROL:
-            was_on = self.antenna
-            self.regs[TX_CONTROL] = value
-            if self.antenna != was_on:
+            was_on = self.field
+            regs[TX_CONTROL] = value
+            if self.field != was_on:
+                now = self.clock()
                 for card in self.cards:
-                    card.power(self.antenna)
+                    card.power(self.field, now)
+        elif register == STATUS2:
+            regs[STATUS2] = regs[STATUS2] & ~MF_CRYPTO1_ON | value & MF_CRYPTO1_ON
+        elif register in (ERROR, STATUS1, CONTROL, VERSION, CRC_RESULT_H, CRC_RESULT_L):
+            return  # read-only (ControlReg's TStopNow/TStartNow are not modelled)
         else:
-            self.regs[register] = value
-            if register == BIT_FRAMING and value & 0x80 and self.command == TRANSCEIVE and self.pending is None:
-                self._send(value & 0x07, expect_answer=True)
+            regs[register] = value
+            if register == BIT_FRAMING and value & START_SEND:
+                self._start_send()
 
-    def _command(self, command: int) -> None:
-        self.pending = None
+    def _command(self, value: int) -> None:
+        command = value & 0x0F
+        was_running = self._running()
         if command == SOFT_RESET:
-            self._reset()
+            self._reset_registers()
             return
-        self.command = command
+        self.pending = None
+        self.crc_preset = None
+        if command not in KNOWN_COMMANDS:
+            value, command = value & 0xF0, IDLE
+            self.regs[COM_IRQ] |= IDLE_IRQ
+        self.regs[COMMAND] = value & 0x30 | command
+        if was_running != self._running():
+            if was_running:
+                self._set_field_off()
+            else:
+                self.woken_at = self.clock() + (WAKE_S if self.strict else 0.0)
+                if self.field:
+                    for card in self.cards:
+                        card.power(True, self.clock())
         if command == TRANSMIT:
-            self._send(self.regs[BIT_FRAMING] & 0x07, expect_answer=False)
+            self._send(expect_answer=False)
+        elif command == TRANSCEIVE and self.strict and self.regs[BIT_FRAMING] & START_SEND:
+            self._send(expect_answer=True)  # the bit was still set: the FIFO goes out at once
         elif command == CALC_CRC:
-            preset = (0x0000, 0x6363, 0xA671, 0xFFFF)[self.regs[MODE] & 0x03]
-            assert preset == 0x6363, "the fake computes CRC_A with the ISO preset only"
-            self.crc = iso_crc_a(bytes(self.fifo))
-            self.fifo.clear()
-            self.div_irq |= 0x04
+            self.crc_preset = (0x0000, 0x6363, 0xA671, 0xFFFF)[self.regs[MODE] & 0x03]
+            self.crc_data = bytearray()
+            self._calc_crc()
+
+    def _calc_crc(self) -> None:
+        """CalcCRC: the FIFO's bytes (and every byte written while it runs) feed the coprocessor."""
+        self.crc_data += bytes(self.fifo)
+        self.fifo.clear()
+        crc = iso_crc_a(bytes(self.crc_data), self.crc_preset)
+        self.regs[CRC_RESULT_L], self.regs[CRC_RESULT_H] = crc[0], crc[1]
+        self.regs[DIV_IRQ] |= CRC_IRQ
 
     # -- the air ---------------------------------------------------------------------------------
-    def _send(self, last_bits: int, expect_answer: bool) -> None:
+    def _start_send(self) -> None:
+        """StartSend written 1: a Transceive that is not busy sends the FIFO."""
+        if self.regs[COMMAND] & 0x0F == TRANSCEIVE and self.pending is None:
+            self._send(expect_answer=True)
+
+    def _send(self, expect_answer: bool) -> None:
+        regs = self.regs
         frame = bytes(self.fifo)
         self.fifo.clear()
-        self.error = 0
-        self.coll = 0
-        short = len(frame) == 1 and last_bits == 7
+        last_bits = regs[BIT_FRAMING] & 0x07
+        if regs[TX_MODE] & CRC_EN:
+            frame += iso_crc_a(frame)
+        regs[ERROR] = 0
+        regs[COLL] = regs[COLL] & VALUES_AFTER_COLL | COLL_POS_NOT_VALID
+        regs[CONTROL] = 0x10
         now = self.clock()
+        short = len(frame) == 1 and last_bits == 7
         tx_end = now + ((9 if short else len(frame) * 9 + 2) * BIT)
-        answers = [a for a in (card.receive(frame, short) for card in self.cards) if a is not None] if self.antenna else []
-        self.pending = {"tx_end": tx_end, "transceive": expect_answer, "answer": None, "collision": 0}
-        if expect_answer and answers:
-            self.pending["answer"], self.pending["collision"] = _combine(answers)
-            self.pending["rx_end"] = tx_end + FRAME_DELAY + (len(answers[0]) * 9 + 2) * BIT
-        elif expect_answer and self.regs[T_MODE] & 0x80:
-            prescaler = (self.regs[T_MODE] & 0x0F) << 8 | self.regs[T_PRESCALER]
-            reload = self.regs[T_RELOAD_H] << 8 | self.regs[T_RELOAD_L]
+        self.pending = {"tx_end": tx_end, "transceive": expect_answer, "answer": None}
+        answers = [answer for answer in (self._deliver(card, frame, short, last_bits, now) for card in self.cards)
+                   if answer is not None]
+        if expect_answer and answers and self._hears():
+            self.pending["answer"] = answers
+            self.pending["rx_end"] = tx_end + FRAME_DELAY + (max(map(len, answers)) * 9 + 2) * BIT
+        elif expect_answer and regs[T_MODE] & 0x80:
+            prescaler = (regs[T_MODE] & 0x0F) << 8 | regs[T_PRESCALER]
+            reload = regs[T_RELOAD_H] << 8 | regs[T_RELOAD_L]
             self.pending["timer_end"] = tx_end + (2 * prescaler + 1) * (reload + 1) / 13.56e6
 
+    def _deliver(self, card: FakeCard, frame: bytes, short: bool, last_bits: int, now: float) -> bytes | None:
+        """What `card` answers to `frame`, if the frame reaches it as an ISO 14443A frame at all."""
+        regs = self.regs
+        if not self.field or regs[TX_MODE] & SPEED or regs[STATUS2] & MF_CRYPTO1_ON:
+            return None
+        if self.strict and (now - card.powered_at < GUARD_S or not regs[TX_ASK] & FORCE_100_ASK):
+            return None
+        if self.miss and self.random.random() < self.miss:
+            return None
+        # a bit-oriented frame (TxLastBits on a longer frame) is not modelled: noise to every card
+        answer = card.receive(None if last_bits and not short else frame, short)
+        if answer is not None and self.gain_db < card.min_gain_db:
+            return None  # the card answered, too weakly for this receiver gain
+        return answer
+
+    def _hears(self) -> bool:
+        regs = self.regs
+        return not regs[COMMAND] & RCV_OFF and not regs[RX_MODE] & SPEED
+
     def _advance(self) -> None:
-        pending, now = self.pending, self.clock()
+        pending, now, regs = self.pending, self.clock(), self.regs
         if pending is None or now < pending["tx_end"]:
             return
-        self.irq |= TX_IRQ
+        if "tx_done" not in pending:
+            pending["tx_done"] = True
+            regs[COM_IRQ] |= TX_IRQ
+            if not self.strict:
+                regs[BIT_FRAMING] &= ~START_SEND  # lenient: the bit clears itself
         if not pending["transceive"]:
-            self.irq |= IDLE_IRQ
-            self.command = IDLE
+            regs[COM_IRQ] |= IDLE_IRQ
+            regs[COMMAND] &= 0xF0
             self.pending = None
         elif pending["answer"] is not None and now >= pending["rx_end"]:
-            self.fifo.extend(pending["answer"])
-            self.irq |= RX_IRQ
-            if pending["collision"]:
-                self.error |= COLL_ERR
-                self.coll = pending["collision"] if pending["collision"] < 32 else 0x20
-                self.irq |= ERR_IRQ
+            self._receive(pending["answer"])
             self.pending = None
         elif "timer_end" in pending and now >= pending["timer_end"]:
-            self.irq |= TIMER_IRQ
+            regs[COM_IRQ] |= TIMER_IRQ
             self.pending = None
+
+    def _receive(self, answers: list[bytes]) -> None:
+        """The answers reach the FIFO: combined bit by bit when several cards answered at once."""
+        regs = self.regs
+        data, position = _combine(answers)
+        if position and not regs[COLL] & VALUES_AFTER_COLL:
+            data = _clear_after(data, position)
+        error = COLL_ERR if position else 0
+        if self.garble and self.random.random() < self.garble:
+            data = bytes([data[0] ^ 0x10]) + data[1:]
+            error |= PARITY_ERR
+        if regs[RX_MODE] & CRC_EN and (len(data) < 3 or iso_crc_a(data[:-2]) != data[-2:]):
+            error |= CRC_ERR
+        for byte in data:
+            if len(self.fifo) < FIFO_SIZE:
+                self.fifo.append(byte)
+            else:
+                error |= BUFFER_OVFL
+        regs[ERROR] = error
+        regs[COM_IRQ] |= RX_IRQ | (ERR_IRQ if error else 0)
+        if position:
+            regs[COLL] = regs[COLL] & VALUES_AFTER_COLL | (position % 32 if position <= 32 else COLL_POS_NOT_VALID)
 
 
 def _combine(answers: list[bytes]) -> tuple[bytes, int]:
-    """What the reader hears when several cards answer at once: the OR of the bits, and the 1-based
-    position of the first bit on which they differ (0 if they all agree)."""
-    heard = bytes(_or(values) for values in zip(*answers))
-    for index, values in enumerate(zip(*answers)):
-        differing = _or(values) ^ _and(values)
+    """What the reader hears when cards answer at once: the OR of the bits, and the 1-based position
+    of the first bit on which they differ (0 if they all agree)."""
+    width = max(map(len, answers))
+    padded = [answer.ljust(width, b"\x00") for answer in answers]
+    heard = bytes(_fold(values, int.__or__, 0) for values in zip(*padded))
+    for index, values in enumerate(zip(*padded)):
+        differing = _fold(values, int.__or__, 0) ^ _fold(values, int.__and__, 0xFF)
         if differing:
             return heard, index * 8 + (differing & -differing).bit_length()
     return heard, 0
 
 
-def _or(values) -> int:
-    result = 0
+def _fold(values, operation, start: int) -> int:
     for value in values:
-        result |= value
-    return result
+        start = operation(start, value)
+    return start
 
 
-def _and(values) -> int:
-    result = 0xFF
-    for value in values:
-        result &= value
-    return result
+def _clear_after(data: bytes, position: int) -> bytes:
+    """ValuesAfterColl = 0: every bit received after the first collision reads 0."""
+    bits = int.from_bytes(data, "little")
+    return (bits & ((1 << position) - 1)).to_bytes(len(data), "little")
 
 
 # -- the fake spidev module -----------------------------------------------------------------------
+
+class WallClock:
+    """The real monotonic clock, for a fake chip driven in real time (a `tablemate run` child)."""
+
+    def __call__(self) -> float:
+        return time.monotonic()
+
+    def advance(self, seconds: float) -> None:
+        """Real time passes by itself."""
+
 
 class FakeBus:
     """The SPI devices of a fake machine: chips by (bus, device), and the shared clock."""
@@ -311,8 +512,13 @@ class FakeBus:
         self.transaction_cost = transaction_cost
         self.chips: dict[tuple[int, int], FakeRc522] = {}
         self.opened: list["FakeSpiDev"] = []
+        #: (bus, device) -> the errno that opening it raises (EACCES: the user lacks the group)
+        self.refuse: dict[tuple[int, int], int] = {}
+        #: every open, as (time, bus, device)
+        self.attempts: list[tuple[float, int, int]] = []
 
     def add_chip(self, bus: int, device: int, **kwargs) -> FakeRc522:
+        kwargs.setdefault("seed", bus * 8 + device)
         chip = self.chips[bus, device] = FakeRc522(self.clock, **kwargs)
         return chip
 
@@ -347,9 +553,14 @@ class FakeSpiDev:
         self.closed = False
 
     def open(self, bus: int, device: int) -> None:
+        path = f"/dev/spidev{bus}.{device}"
+        self.bus_model.attempts.append((self.bus_model.clock(), bus, device))
+        if (bus, device) in self.bus_model.refuse:
+            code = self.bus_model.refuse[bus, device]
+            raise OSError(code, {errno.EACCES: "Permission denied"}.get(code, "error"), path)
         chip = self.bus_model.chips.get((bus, device))
         if chip is None:
-            raise FileNotFoundError(2, "No such file or directory", f"/dev/spidev{bus}.{device}")
+            raise FileNotFoundError(errno.ENOENT, "No such file or directory", path)
         self.chip = chip
         self.bus_model.opened.append(self)
 
