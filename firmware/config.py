@@ -26,6 +26,10 @@ Sections and keys (defaults in brackets; every other key is an error):
                  bus, device   SPI0: bus 0, device 0-1 (CE0/CE1); SPI1: bus 1, device 0-2 (mfrc522)
                  rst           the reader's own reset GPIO (mfrc522, required)
                  spi_hz        SPI clock [1000000], 100000-10000000 (mfrc522)
+                 gain_db       receiver gain 18 | 23 | 33 | 38 | 43 | 48 [43] (mfrc522): the chip's
+                               own default, 33, often misses a small NTAG sticker read through a card
+                               or a tile; 48 for thick tiles; lower it if a reader sees tags meant for
+                               its neighbour
 [reader_timing]  poll_ms       one round of reader polls every poll_ms [50], 5-1000
                  gap_ms        a card is removed once its reader has been empty for gap_ms [500];
                                at least 3 x poll_ms, so one missed poll never splits a tap in two
@@ -62,17 +66,13 @@ from drivers.buttons import ROLES, ButtonSpec
 from drivers.buttons import DRIVERS as BUTTON_DRIVERS
 from drivers.display import DRIVERS as DISPLAY_DRIVERS
 from drivers.display import INTERFACES, ON_STOP, ROTATIONS, STYLES, DisplaySpec
+from drivers.pins import BUS_PINS
+from drivers.readers import DEFAULT_GAIN_DB, GAINS_DB, ReaderSpec, ReaderTiming
 from drivers.readers import DRIVERS as READER_DRIVERS
-from drivers.readers import ReaderSpec, ReaderTiming
 
 PANELS = ("ssd1306", "sh1106")
 STORE_SCHEMES = ("memory", "redis", "rediss", "unix")
 SPI_DEVICES = {0: (0, 1), 1: (0, 1, 2)}
-BUS_PINS = {
-    "SPI0": {7: "CE1", 8: "CE0", 9: "MISO", 10: "MOSI", 11: "SCLK"},
-    "SPI1": {16: "CS2", 17: "CS1", 18: "CS0", 19: "MISO", 20: "MOSI", 21: "SCLK"},
-    "I2C1": {2: "SDA", 3: "SCL"},
-}
 _TABLE_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
 _GAME_NAME = re.compile(r"[a-z][a-z0-9_]*")
 _REQUIRED = object()
@@ -341,8 +341,9 @@ class _Loader:
                 self.use_spi(section, bus, values["device"], f"reader {name!r}")
                 values["rst"] = self.use_pin(section, "rst", section.integer("rst", low=0, high=27))
                 values["spi_hz"] = section.integer("spi_hz", 1_000_000, low=100_000, high=10_000_000)
+                values["gain_db"] = section.choice("gain_db", tuple(GAINS_DB), DEFAULT_GAIN_DB)
             else:
-                section.refuse(("bus", "device", "rst", "spi_hz"), "to a mock reader")
+                section.refuse(("bus", "device", "rst", "spi_hz", "gain_db"), "to a mock reader")
             section.done()
             specs.append(ReaderSpec(**values))
         return tuple(specs)

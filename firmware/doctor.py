@@ -1,7 +1,7 @@
 """`tablemate doctor`: is everything the table needs answering? Each check says so in plain words.
 
 Redis reachable, with AOF on and `appendfsync always` (or the in-memory desktop store); every reader
-answering; the display answering; RPi.GPIO being rpi-lgpio's; the user in the groups that own the
+answering (an RC522 with its chip version and receiver gain); the display answering; RPi.GPIO being rpi-lgpio's; the user in the groups that own the
 devices; and the service's state. Run it with the service stopped: they would claim the same GPIO.
 Exit status 0 when nothing is wrong, 1 otherwise.
 """
@@ -27,6 +27,8 @@ from .journal import OUTAGE
 from .store import connect
 
 HARDWARE_GROUPS = ("gpio", "spi", "i2c")
+#: long enough for an RC522's start-up (resets, oscillator, guard time) and a first poll
+READER_SETTLE_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -61,14 +63,17 @@ def check_readers(profile: Profile) -> list[Finding]:
     except ReaderError as error:
         return [Finding(False, f"readers: {error}")]
     try:
-        group.poll_once()
+        group.settle(READER_SETTLE_S)
         problems = group.problems()
     finally:
         group.close()
-    return [
-        Finding(name not in problems, f"reader {name} ({spec.driver}, {_seat(spec.seat)}): {problems.get(name, 'answers')}")
-        for name, spec in ((spec.name, spec) for spec in profile.readers)
-    ]
+    findings = []
+    for spec in profile.readers:
+        reader = group.readers[spec.name]
+        answers = f"answers: {reader.version}, receiver gain {reader.gain_db} dB" if spec.driver == "mfrc522" else "answers"
+        findings.append(Finding(spec.name not in problems,
+                                f"reader {spec.name} ({spec.driver}, {_seat(spec.seat)}): {problems.get(spec.name, answers)}"))
+    return findings
 
 
 def _seat(seat: int | None) -> str:

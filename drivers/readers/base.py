@@ -1,10 +1,12 @@
-"""What every reader back end shares: the event type, presence tracking, and fault tolerance.
+"""What every reader back end shares: the event types, presence tracking, and fault tolerance.
 
 A back end implements `_read()` (one poll of the field: a UID, None for an empty field, or
-`Unreadable`) and `_release()`. `poll()` runs `_read()` under the reader's lock, turns the result into
-arrival/removal events and hands them to the sink in order. A failing device (an SPI error, a chip
-that stopped answering) is logged once, reported by `problem`, and tried again every `retry_after`
-seconds; the card state is kept, so a card resting through a glitch is still one tap.
+`Unreadable`), `_release()`, and, when its device needs time to start, `_ready(now)`. `poll()` runs
+them under the reader's lock, turns the result into arrival/removal events and hands them to the
+sink in order. A failing device (an SPI error, a chip that stopped answering, a device that is not
+there) is logged once, announced to the sink as a `ReaderStatus`, and tried again after a back-off
+that grows from `retry_first` to `retry_max`; a failed poll is no evidence of an empty field, so a
+card resting through the fault is still one tap.
 """
 
 import logging
@@ -20,7 +22,15 @@ KINDS = ("arrived", "removed")
 
 
 class ReaderError(Exception):
-    """A reader cannot be set up at all (a missing library, a bad spec)."""
+    """A reader cannot be set up at all (a bad spec)."""
+
+
+class ReaderFault(Exception):
+    """A reader does not work now; `short` says it in a few words for the display ("not answering")."""
+
+    def __init__(self, text: str, short: str = "not answering"):
+        super().__init__(text)
+        self.short = short
 
 
 @dataclass(frozen=True)
@@ -34,23 +44,39 @@ class TagEvent:
     seat: int | None
 
 
-Sink = Callable[[TagEvent], object]
+@dataclass(frozen=True)
+class ReaderStatus:
+    """A reader started failing (`problem` says what, `short` in a few words) or works again (both
+    None). `number` is its place in the profile, from 1, as the wiring table counts readers."""
+
+    reader: str
+    number: int
+    problem: str | None = None
+    short: str | None = None
+
+
+Sink = Callable[[TagEvent | ReaderStatus], object]
 
 
 class Reader:
-    """One reader: its name, its seat (None = shared) and the arrival/removal logic."""
+    """One reader: its name, its seat (None = shared), the arrival/removal logic and the retries."""
 
-    retry_after = 5.0
+    retry_first = 0.2
+    retry_max = 5.0
 
-    def __init__(self, name: str, seat: int | None, *, gap: float, sink: Sink, clock: Callable[[], float]):
+    def __init__(self, name: str, seat: int | None, *, gap: float, sink: Sink, clock: Callable[[], float],
+                 number: int = 1):
         self.name = name
         self.seat = seat
+        self.number = number
+        #: what is wrong with the reader now, None while it works
         self.problem: str | None = None
         self._presence = Presence(gap)
         self._sink = sink
         self._clock = clock
         self._lock = threading.Lock()
-        self._failed_at: float | None = None
+        self._retry_at: float | None = None
+        self._delay = 0.0
         self._closed = False
 
     @property
@@ -58,23 +84,31 @@ class Reader:
         """The UID currently on the reader, as far as the arrival/removal rule knows."""
         return self._presence.uid
 
+    @property
+    def starting(self) -> bool:
+        """True while the device is on its way up (not failing, not polled yet)."""
+        return False
+
     def poll(self) -> None:
         """Read the field once and emit what changed (called by the group's thread or a test)."""
         with self._lock:
             if self._closed:
                 return
             now = self._clock()
-            if self._failed_at is not None and now - self._failed_at < self.retry_after:
+            if self._retry_at is not None and now < self._retry_at:
                 return
             try:
+                if not self._ready(now):
+                    return
                 result = self._read()
             except Exception as error:  # a broken reader must not stop the others, nor the game
                 self._failed(error, now)
                 return
-            if self._failed_at is not None:
-                log.warning("reader %s works again", self.name)
-                self._failed_at = None
+            if self.problem is not None:
+                log.warning("reader %d (%s) works again", self.number, self.name)
                 self.problem = None
+                self._sink(ReaderStatus(self.name, self.number))
+            self._retry_at = None
             self._emit(result, now)
 
     def close(self) -> None:
@@ -89,11 +123,20 @@ class Reader:
             self._sink(TagEvent(self.name, uid, kind, self.seat))
 
     def _failed(self, error: Exception, now: float) -> None:
-        problem = f"{type(error).__name__}: {error}"
-        if self._failed_at is None or problem != self.problem:
-            log.warning("reader %s failed (%s); retrying every %g s", self.name, problem, self.retry_after)
-        self.problem = problem
-        self._failed_at = now
+        self._presence.interrupted()
+        text = str(error) if isinstance(error, ReaderFault) else f"{type(error).__name__}: {error}"
+        short = error.short if isinstance(error, ReaderFault) else "not answering"
+        self._delay = self.retry_first if self.problem is None else min(self.retry_max, 2 * self._delay)
+        self._retry_at = now + self._delay
+        if text != self.problem:
+            log.warning("reader %d (%s): %s; retrying, at most every %g s", self.number, self.name, text,
+                        self.retry_max)
+            self.problem = text
+            self._sink(ReaderStatus(self.name, self.number, text, short))
+
+    def _ready(self, now: float) -> bool:
+        """Bring the device up, a step per poll; True once it can be read."""
+        return True
 
     def _read(self) -> PollResult:
         raise NotImplementedError

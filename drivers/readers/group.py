@@ -1,17 +1,26 @@
 """The reader group: every reader of the table, polled in turn by one background thread.
 
 Round-robin in one thread keeps the SPI buses simple (one transfer at a time) and the order of
-events per reader intact; a round of empty polls costs a few milliseconds per RC522. The thread only
-hands events to the sink (the firmware passes its queue's `put`): it never touches game state.
+events per reader intact; a round of empty polls costs a few milliseconds per RC522, and a reader
+that fails costs the others nothing (it is retried with a back-off, its start-up spread over polls).
+The thread only hands events to the sink (the firmware passes its queue's `put`): it never touches
+game state. Each finished round is a heartbeat: `alive()` is false once the thread died or has not
+finished a round for `STALL_S`, and the firmware stops pinging systemd's watchdog then.
 """
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Mapping
 
 from .base import Reader
 
 log = logging.getLogger(__name__)
+
+#: a round of polls takes milliseconds; one that has not ended after this long is stuck
+STALL_S = 10.0
+#: how long `close()` waits for the thread to end its round
+JOIN_S = 2.0
 
 
 class ReaderGroup:
@@ -24,6 +33,7 @@ class ReaderGroup:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._closed = False
+        self._beat = clock()
 
     def poll_once(self) -> None:
         """One round: every reader polled once, in profile order, in the caller's thread."""
@@ -34,11 +44,26 @@ class ReaderGroup:
         """The readers that are failing now, by name, with what is wrong."""
         return {name: reader.problem for name, reader in self.readers.items() if reader.problem}
 
+    def settle(self, timeout_s: float, sleep: Callable[[float], None] = time.sleep) -> None:
+        """Poll (in the caller's thread) until every reader works or has failed, for at most `timeout_s`
+        of the group's clock: a one-off look at the readers, as the doctor takes."""
+        deadline = self._clock() + timeout_s
+        self.poll_once()
+        while any(reader.starting for reader in self.readers.values()) and self._clock() < deadline:
+            sleep(self._poll_s)
+            self.poll_once()
+
     def start(self) -> None:
         """Start the polling thread (once)."""
         if self._thread is None and not self._closed:
+            self._beat = self._clock()
             self._thread = threading.Thread(target=self._run, name="tablemate-readers", daemon=True)
             self._thread.start()
+
+    def alive(self) -> bool:
+        """True while the polling thread runs and finished a round within the last STALL_S."""
+        thread = self._thread
+        return thread is not None and thread.is_alive() and self._clock() - self._beat < STALL_S
 
     def close(self) -> None:
         """Stop the thread and release every reader's own device (idempotent; no global GPIO cleanup)."""
@@ -47,7 +72,10 @@ class ReaderGroup:
         self._closed = True
         self._stop.set()
         if self._thread is not None:
-            self._thread.join()
+            self._thread.join(JOIN_S)
+            if self._thread.is_alive():  # stuck in a reader: its lock is held, its device freed at exit
+                log.error("the readers' thread is stuck; the readers are left to the end of the process")
+                return
         for reader in self.readers.values():
             try:
                 reader.close()
@@ -64,4 +92,5 @@ class ReaderGroup:
         while not self._stop.is_set():
             started = self._clock()
             self.poll_once()
-            self._stop.wait(max(0.0, self._poll_s - (self._clock() - started)))
+            self._beat = self._clock()
+            self._stop.wait(max(0.0, self._poll_s - (self._beat - started)))

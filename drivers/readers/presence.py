@@ -2,12 +2,14 @@
 
 A reader reports levels ("this UID is in the field now"); players expect taps. The rule:
 - a UID that is not present *arrives* when a poll sees it;
-- a present UID is *removed* when a poll finds the field empty at least `gap` seconds after the UID
-  was last seen. A card that leaves and comes back before such a poll was never gone, so a card
-  left on the reader, a shaky hand or a missed poll is one tap;
+- a present UID is *removed* once polls that worked have found the field empty for `gap` seconds:
+  the first empty poll after the UID was last seen starts the count, and an empty poll at least
+  `gap` later ends it. A card that leaves and comes back before that was never gone, so a card left
+  on the reader, a shaky hand or a missed poll is one tap;
 - a different UID seen while one is present removes the old one and arrives itself (a quick swap);
 - an unreadable poll (two cards at once, a garbled answer) is neither a sighting nor an empty
-  field: it changes nothing.
+  field, and a poll that failed (the reader faulted) is no evidence at all: either one restarts the
+  count, so removal is only ever judged from empty polls in a row.
 """
 
 from dataclasses import dataclass
@@ -29,19 +31,26 @@ class Presence:
     def __init__(self, gap: float):
         self.gap = gap
         self.uid: str | None = None
-        self._last_seen = 0.0
+        self._empty_since: float | None = None
 
     def update(self, result: PollResult, now: float) -> list[tuple[str, str]]:
         if isinstance(result, str):
-            events = []
-            if self.uid != result:
-                if self.uid is not None:
-                    events.append(("removed", self.uid))
-                events.append(("arrived", result))
-                self.uid = result
-            self._last_seen = now
-            return events
-        if result is None and self.uid is not None and now - self._last_seen >= self.gap:
-            uid, self.uid = self.uid, None
-            return [("removed", uid)]
+            self._empty_since = None
+            if self.uid == result:
+                return []
+            events = [("removed", self.uid)] if self.uid is not None else []
+            self.uid = result
+            return events + [("arrived", result)]
+        if result is not None:
+            self.interrupted()
+        elif self.uid is not None:
+            if self._empty_since is None:
+                self._empty_since = now
+            elif now - self._empty_since >= self.gap:
+                uid, self.uid, self._empty_since = self.uid, None, None
+                return [("removed", uid)]
         return []
+
+    def interrupted(self) -> None:
+        """A poll that says nothing about an empty field (unreadable, or the reader failed)."""
+        self._empty_since = None

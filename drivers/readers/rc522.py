@@ -3,68 +3,101 @@
 Why not the `mfrc522` package: its wait loop uses `~` on booleans, so an empty poll reads the IRQ
 register about 2,000 times; `SimpleMFRC522` reads only cascade level 1 (7-byte UIDs are truncated and
 the checksum is appended); it cannot pick the bus, and its close calls the global `GPIO.cleanup()`.
-Here the chip is driven through its registers with spidev, and the reset line with gpiozero (so
-closing a reader releases its own pin only).
+Here the chip is driven through its registers with spidev, in the order of the drivers proven on
+real boards (NXP's reference code, the Arduino MFRC522 library, ESPHome, the `mfrc522` package), and
+the reset line with gpiozero (so closing a reader releases its own pin only).
+
+Start-up, one step per poll so that a slow or dead reader never holds up the others: the reset line
+low (hard power-down) then high (hard reset); 50 ms for the oscillator; the version register (0x00 or
+0xFF: nothing answers) and a soft reset; 50 ms, until the PowerDown bit clears; the set-up (106 kBd,
+the timer, 100 % ASK, the CRC preset, the receiver gain in RFCfgReg, ValuesAfterColl = 0) and the
+antenna on; then at least 5.1 ms of unmodulated field before the first request (ISO/IEC 14443-3: a
+card may need 5 ms after the field comes on), so a card resting on a restarted reader is seen.
 
 One poll:
-1. WUPA (wakes cards that are idle *or* halted), with the chip's own timer as the time-out and a
-   bounded number of IRQ-register reads, slept apart: an empty poll costs about a dozen SPI
-   transactions.
+1. WUPA (wakes cards that are idle *or* halted), with the chip's own timer as the time-out: an empty
+   poll costs 10 SPI transactions.
 2. Per cascade level: ANTICOLLISION (UID part + BCC), SELECT (with CRC_A) until the SAK says the UID
    is complete; 4-, 7- and 10-byte UIDs are read whole.
 3. HLTA: the card rests halted, and the next poll's WUPA wakes it again, so a resting card is seen
    on every poll (with REQA it would be seen only every other poll).
-Two cards at once (a collision), a bad checksum or a garbled answer make the poll `Unreadable`.
-Several reads are batched per transaction: the chip's SPI protocol reads a list of registers in one
-transfer and writes several bytes to one register (the FIFO) in one transfer.
+Each frame: Idle, IRQ bits cleared, FIFO flushed and filled, BitFramingReg written with this frame's
+TxLastBits *before* Transceive starts, StartSend set, and cleared again once the frame is out (the
+datasheet never says the bit clears itself). Two cards at once (a collision), a bad checksum or a
+garbled answer make the poll `Unreadable`. Reads of several registers share one SPI transaction.
 """
 
+import glob
+import grp
+import logging
+import os
+import pwd
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .base import Reader, ReaderError
+from drivers.pins import gpio, spi_line
+
+from .base import Reader, ReaderFault
 from .presence import PollResult, Unreadable
 
+log = logging.getLogger(__name__)
+
 # Registers (datasheet section 9).
-COMMAND, COM_IRQ, ERROR, FIFO_DATA, FIFO_LEVEL, BIT_FRAMING = 0x01, 0x04, 0x06, 0x09, 0x0A, 0x0D
-MODE, TX_CONTROL, TX_ASK, T_MODE, T_PRESCALER, T_RELOAD_H, T_RELOAD_L, VERSION = (
-    0x11, 0x14, 0x15, 0x2A, 0x2B, 0x2C, 0x2D, 0x37)
-# Commands.
-IDLE, TRANSMIT, TRANSCEIVE, SOFT_RESET = 0x00, 0x04, 0x0C, 0x0F
+COMMAND, COM_IRQ, ERROR, FIFO_DATA, FIFO_LEVEL, CONTROL, BIT_FRAMING, COLL = 0x01, 0x04, 0x06, 0x09, 0x0A, 0x0C, 0x0D, 0x0E
+MODE, TX_MODE, RX_MODE, TX_CONTROL, TX_ASK, MOD_WIDTH, RF_CFG = 0x11, 0x12, 0x13, 0x14, 0x15, 0x24, 0x26
+T_MODE, T_PRESCALER, T_RELOAD_H, T_RELOAD_L, VERSION = 0x2A, 0x2B, 0x2C, 0x2D, 0x37
+# Commands and bits.
+IDLE, TRANSCEIVE, SOFT_RESET = 0x00, 0x0C, 0x0F
 POWER_DOWN = 0x10
-# ComIrqReg bits.
-RX_IRQ, IDLE_IRQ, ERR_IRQ, TIMER_IRQ = 0x20, 0x10, 0x02, 0x01
-# ErrorReg bits.
+TX_IRQ, RX_IRQ, TIMER_IRQ = 0x40, 0x20, 0x01
 BUFFER_OVFL, COLL_ERR, CRC_ERR, PARITY_ERR, PROTOCOL_ERR = 0x10, 0x08, 0x04, 0x02, 0x01
+START_SEND = 0x80
+T_AUTO = 0x80
+ANTENNA = 0x03
 # ISO 14443A commands.
 WUPA, HLTA, CASCADE_TAG = 0x52, 0x50, 0x88
 SELECT_CODES = (0x93, 0x95, 0x97)
 SAK_INCOMPLETE = 0x04
 
-VERSIONS = {0x88: "FM17522 clone", 0x90: "v0.0", 0x91: "v1.0", 0x92: "v2.0", 0x12: "counterfeit (works)"}
+#: RFCfgReg RxGain[2:0] for each receiver gain (datasheet table 98)
+GAINS_DB = {18: 0b000, 23: 0b001, 33: 0b100, 38: 0b101, 43: 0b110, 48: 0b111}
+#: the profile's default: the chip resets to 33 dB, which often misses a small NTAG sticker read
+#: through a card or a tile; 43 dB reads it without picking up a neighbouring reader's tags
+DEFAULT_GAIN_DB = 43
+RF_CFG_RESERVED = 0x08  # RFCfgReg's reserved bits keep their reset value
+
+VERSIONS = {0x90: "MFRC522 v0.0", 0x91: "NXP MFRC522 v1.0", 0x92: "NXP MFRC522 v2.0"}
+CLONES = {0x88: "FM17522 clone", 0x12: "counterfeit MFRC522"}
 
 # The chip's timer ends a transceive that nobody answers: 13.56 MHz / (2 * 169 + 1) = 40 kHz,
-# 120 ticks = 3.0 ms, far above any ISO 14443A frame delay (about 0.1 ms).
+# 40 ticks = 1.0 ms, ten times the ISO 14443A frame delay of these answers (about 0.09 ms).
 PRESCALER = 169
-RELOAD = 119
+RELOAD = 39
 TIMEOUT = (2 * PRESCALER + 1) * (RELOAD + 1) / 13.56e6
 BIT = 1 / 105_937.5  # one bit at 106 kbit/s
-CHECK_INTERVAL = 0.0005  # between two reads of the IRQ register
-MAX_CHECKS = 1 + int((2 * TIMEOUT + 0.002) / CHECK_INTERVAL)  # then the chip is declared stuck
+MARGIN = 0.0005  # added to the timer's time-out before the IRQ register is read again
+OSCILLATOR_S = 0.05  # after a reset (datasheet 8.8.2: crystal start-up; the proven drivers wait 50 ms)
+GUARD_S = 0.0051  # unmodulated field before the first request (ISO/IEC 14443-3: up to 5 ms)
+WAKE_TRIES = 3
 
 
-class ChipFault(Exception):
-    """The RC522 does not behave (no answer on SPI, its timer does not run)."""
+class Silent(ReaderFault):
+    """Nothing drives MISO: a register reads 0x00 or 0xFF."""
+
+    def __init__(self, value: int):
+        super().__init__(f"its version register reads 0x{value:02X}")
+        self.value = value
 
 
 @dataclass(frozen=True)
 class Frame:
-    """What the chip received: the bytes and its ErrorReg."""
+    """What the chip received: the bytes, its ErrorReg, and the valid bits of the last byte (0: all)."""
 
     data: bytes
     error: int
+    last_bits: int = 0
 
 
 def crc_a(data: bytes) -> bytes:
@@ -80,7 +113,7 @@ def crc_a(data: bytes) -> bytes:
 def _frame_time(tx_bytes: int, rx_bytes: int, short: bool = False) -> float:
     """How long a command and its answer take on air (bits with parity, start and end)."""
     tx_bits = 9 if short else tx_bytes * 9 + 2
-    return (tx_bits + rx_bytes * 9 + 2) * BIT + 100e-6
+    return (tx_bits + (rx_bytes * 9 + 2 if rx_bytes else 0)) * BIT + 100e-6
 
 
 class Rc522:
@@ -98,29 +131,39 @@ class Rc522:
         return self.spi.xfer2([register << 1 & 0x7E | 0x80 for register in registers] + [0])[1:]
 
     # -- set-up ----------------------------------------------------------------------------------
-    def init(self) -> str:
-        """Soft-reset and configure the chip; returns its version name. Raises ChipFault if silent."""
-        version = self.read(VERSION)[0]
-        if version in (0x00, 0xFF):
-            raise ChipFault(f"no RC522 answers (version register reads 0x{version:02X}): "
-                            "check the wiring, the chip select and the reset pin")
+    def version(self) -> int:
+        """VersionReg; Silent if nothing answers."""
+        value = self.read(VERSION)[0]
+        if value in (0x00, 0xFF):
+            raise Silent(value)
+        return value
+
+    def soft_reset(self) -> None:
         self.write(COMMAND, SOFT_RESET)
-        self._sleep(0.05)
-        if self.read(COMMAND)[0] & POWER_DOWN:
-            raise ChipFault("the RC522 did not wake up after a soft reset")
-        self.write(T_MODE, 0x80 | PRESCALER >> 8)  # TAuto: the timer starts when a frame is sent
+
+    def awake(self) -> bool:
+        """The PowerDown bit has cleared: the oscillator runs and the chip takes commands."""
+        return not self.read(COMMAND)[0] & POWER_DOWN
+
+    def configure(self, gain_db: int) -> None:
+        """Everything a reset undoes, as the proven drivers write it, then the antenna drivers on."""
+        self.write(TX_MODE, 0x00)  # 106 kBd, no CRC appended: the driver adds CRC_A itself
+        self.write(RX_MODE, 0x00)
+        self.write(MOD_WIDTH, 0x26)
+        self.write(T_MODE, T_AUTO | PRESCALER >> 8)  # the timer starts when a frame has been sent
         self.write(T_PRESCALER, PRESCALER & 0xFF)
         self.write(T_RELOAD_H, RELOAD >> 8)
         self.write(T_RELOAD_L, RELOAD & 0xFF)
-        self.write(TX_ASK, 0x40)  # 100 % ASK modulation, as ISO 14443A needs
+        self.write(TX_ASK, 0x40)  # Force100ASK: ISO 14443A needs 100 % ASK
         self.write(MODE, 0x3D)  # CRC preset 0x6363
-        self.write(TX_CONTROL, 0x83)  # antenna drivers TX1 and TX2 on
-        return VERSIONS.get(version, f"unknown version 0x{version:02X}")
+        self.write(RF_CFG, GAINS_DB[gain_db] << 4 | RF_CFG_RESERVED)
+        self.write(COLL, 0x00)  # ValuesAfterColl = 0: bits after a collision read 0
+        self.write(TX_CONTROL, 0x80 | ANTENNA)  # TxControlReg's reset value with TX1 and TX2 on
 
     # -- ISO 14443A ------------------------------------------------------------------------------
     def scan(self) -> PollResult:
         """One poll: the UID in the field as lower-case hex, None if empty, or Unreadable."""
-        if self._transceive(bytes([WUPA]), answer=2, short=True) is None:
+        if self._transceive(bytes([WUPA]), answer=2, last_bits=7) is None:
             return None
         result = self._select()
         # HLTA halts a selected card and sends a half-selected one back to idle: either way the next
@@ -138,108 +181,238 @@ class Rc522:
             if frame.error & COLL_ERR:
                 return Unreadable("several cards on the reader")
             part = frame.data
-            if frame.error or len(part) != 5 or part[0] ^ part[1] ^ part[2] ^ part[3] != part[4]:
+            if frame.error or frame.last_bits or len(part) != 5 or part[0] ^ part[1] ^ part[2] ^ part[3] != part[4]:
                 return Unreadable(f"bad UID part {part.hex()} (error 0x{frame.error:02X})")
             command = bytes([select, 0x70]) + part
             frame = self._transceive(command + crc_a(command), answer=3)
-            if frame is None or frame.error or len(frame.data) != 3 or crc_a(frame.data[:1]) != frame.data[1:]:
+            if (frame is None or frame.error or frame.last_bits or len(frame.data) != 3
+                    or crc_a(frame.data[:1]) != frame.data[1:]):
                 return Unreadable("bad answer to select")
             if not frame.data[0] & SAK_INCOMPLETE:
+                if part[0] == CASCADE_TAG:
+                    return Unreadable("a complete UID part that starts with the cascade tag")
                 return (uid + part[:4]).hex()
             if part[0] != CASCADE_TAG:
                 return Unreadable("UID continues without a cascade tag")
             uid += part[1:4]
         return Unreadable("UID longer than three cascade levels")
 
-    def _transceive(self, data: bytes, *, answer: int, short: bool = False) -> Frame | None:
-        """Send a frame and return what came back, or None if nothing answered before the time-out."""
+    def _send(self, data: bytes, last_bits: int) -> None:
+        """Start a Transceive of `data`: BitFramingReg is written before the command, StartSend after."""
         self.write(COMMAND, IDLE)
-        self.write(COM_IRQ, 0x7F)  # clear every IRQ bit
+        self.write(COM_IRQ, 0x7F)  # clear every IRQ bit (Set1 = 0)
         self.write(FIFO_LEVEL, 0x80)  # flush the FIFO
         self.write(FIFO_DATA, *data)
+        self.write(BIT_FRAMING, last_bits)
         self.write(COMMAND, TRANSCEIVE)
-        self.write(BIT_FRAMING, 0x80 | (7 if short else 0))  # StartSend, with 7 bits for a short frame
-        irq = self._wait(RX_IRQ | ERR_IRQ | TIMER_IRQ, _frame_time(len(data), answer, short))
-        if not irq & (RX_IRQ | ERR_IRQ):
+        self.write(BIT_FRAMING, START_SEND | last_bits)
+
+    def _transceive(self, data: bytes, *, answer: int, last_bits: int = 0) -> Frame | None:
+        """Send a frame and return what came back, or None if nothing answered before the time-out."""
+        self._send(data, last_bits)
+        irq, error, level, control = self._wait(RX_IRQ | TIMER_IRQ, _frame_time(len(data), answer, last_bits == 7),
+                                                ERROR, FIFO_LEVEL, CONTROL)
+        self.write(BIT_FRAMING, last_bits)  # StartSend back to 0: the frame is out
+        if not irq & RX_IRQ:
             return None
-        error, level = self.read(ERROR, FIFO_LEVEL)
         received = self.read(*[FIFO_DATA] * level) if level else []
-        return Frame(bytes(received), error & (BUFFER_OVFL | COLL_ERR | CRC_ERR | PARITY_ERR | PROTOCOL_ERR))
+        errors = error & (BUFFER_OVFL | COLL_ERR | CRC_ERR | PARITY_ERR | PROTOCOL_ERR)
+        return Frame(bytes(received), errors, control & 0x07)
 
     def _halt(self) -> None:
-        """HLTA (nobody answers it): Transmit ends by itself once the frame is out."""
+        """HLTA, which nobody answers: once the frame is out, the poll is over."""
         command = bytes([HLTA, 0x00])
-        self.write(COMMAND, IDLE)
-        self.write(COM_IRQ, 0x7F)
-        self.write(FIFO_LEVEL, 0x80)
-        self.write(FIFO_DATA, *command, *crc_a(command))
-        self.write(COMMAND, TRANSMIT)
-        self._wait(IDLE_IRQ, _frame_time(4, 0))
+        self._send(command + crc_a(command), 0)
+        self._wait(TX_IRQ, _frame_time(4, 0))
+        self.write(BIT_FRAMING, 0)
 
-    def _wait(self, mask: int, expected: float) -> int:
-        """Read ComIrqReg until a bit of `mask` is set: a bounded number of reads, slept apart."""
+    def _wait(self, mask: int, expected: float, *registers: int) -> list[int]:
+        """ComIrqReg (and `registers`, in the same transaction) once a bit of `mask` is set: read when
+        the frame should be done, then once the timer must have run out; else the chip is faulty."""
         self._sleep(expected)
-        for _ in range(MAX_CHECKS):
-            irq = self.read(COM_IRQ)[0]
-            if irq & mask:
-                return irq
-            self._sleep(CHECK_INTERVAL)
-        raise ChipFault("the RC522 neither answered nor timed out (was it reset?)")
+        values = self.read(COM_IRQ, *registers)
+        if not values[0] & mask:
+            self._sleep(TIMEOUT + MARGIN)
+            values = self.read(COM_IRQ, *registers)
+            if not values[0] & mask:
+                raise self._fault()
+        return values
+
+    def _fault(self) -> ReaderFault:
+        """Why the chip neither answered nor timed out: silent, or it lost its set-up."""
+        version, tx_control, t_mode = self.read(VERSION, TX_CONTROL, T_MODE)
+        if version in (0x00, 0xFF):
+            return Silent(version)
+        if not t_mode & T_AUTO or tx_control & ANTENNA != ANTENNA:
+            return ReaderFault(f"the RC522 lost its set-up (TModeReg 0x{t_mode:02X}, TxControlReg 0x{tx_control:02X}): "
+                               "it was reset or its supply dipped; restarting it", "restarting")
+        return ReaderFault("the RC522 neither answered nor timed out", "not answering")
 
 
 class Rc522Reader(Reader):
     """An RC522 on /dev/spidev<bus>.<device> with its reset line on a GPIO (BCM numbering)."""
 
     def __init__(self, name: str, seat: int | None, *, bus: int, device: int, rst: int, spi_hz: int,
-                 pin_factory: Any = None, sleep: Callable[[float], None] = time.sleep, **kwargs: Any):
+                 gain_db: int = DEFAULT_GAIN_DB, pin_factory: Any = None, sleep: Callable[[float], None] = time.sleep,
+                 **kwargs: Any):
         super().__init__(name, seat, **kwargs)
+        if gain_db not in GAINS_DB:
+            raise ValueError(f"gain_db {gain_db}: one of {', '.join(map(str, GAINS_DB))}")
         self.where = f"/dev/spidev{bus}.{device}"
+        #: the chip found at the last start, e.g. "NXP MFRC522 v2.0 (0x92)"; None before
         self.version: str | None = None
-        self._bus, self._device, self._spi_hz = bus, device, spi_hz
+        self.gain_db = gain_db
+        self._bus, self._device, self._rst, self._spi_hz = bus, device, rst, spi_hz
+        self._pin_factory = pin_factory
         self._sleep = sleep
-        self._chip: Rc522 | None = None
         self._spi: Any = None
-        try:
-            import spidev  # only here: the real library, present on the Pi only
-        except ImportError:
-            raise ReaderError(f"reader {name}: the mfrc522 back end needs spidev (pip install spidev, "
-                              "part of the pi extra)") from None
-        self._spidev = spidev
-        from gpiozero import DigitalOutputDevice
+        self._reset: Any = None
+        self._chip: Rc522 | None = None
+        self._steps: Iterator[float] | None = None
+        self._due = 0.0
+        self._told: set[str] = set()
 
-        # Low holds the chip in hard power-down; high lets it run. Only this pin is ever released.
-        self._reset = DigitalOutputDevice(rst, initial_value=False, pin_factory=pin_factory)
+    @property
+    def starting(self) -> bool:
+        return self._chip is None and self.problem is None
+
+    def _ready(self, now: float) -> bool:
+        if self._chip is not None:
+            return True
+        if self._steps is None:
+            self._steps = self._start()
+        elif now < self._due:
+            return False
+        try:
+            self._due = now + next(self._steps)
+        except StopIteration:
+            self._steps = None
+            return True
+        except BaseException:
+            self._steps = None
+            raise
+        return False
 
     def _read(self) -> PollResult:
-        if self._chip is None:
-            self._start()
         try:
             return self._chip.scan()
-        except Exception:
+        except Silent as silent:
+            self._chip = None
+            raise self._not_answering(silent.value) from None
+        except BaseException:
             self._chip = None  # start again from a hard reset on the next try
             raise
 
-    def _start(self) -> None:
-        if self._spi is None:
-            spi = self._spidev.SpiDev()
-            try:
-                spi.open(self._bus, self._device)
-            except FileNotFoundError:
-                raise ChipFault(f"{self.where} does not exist: enable SPI{self._bus} in /boot/firmware/config.txt "
-                                f"(dtparam=spi=on for SPI0, dtoverlay=spi1-3cs for SPI1) and reboot") from None
-            spi.mode = 0
-            spi.max_speed_hz = self._spi_hz
-            self._spi = spi
-        self._reset.off()
-        self._sleep(0.001)
-        self._reset.on()
-        self._sleep(0.05)  # oscillator start-up
-        chip = Rc522(self._spi, self._sleep)
-        self.version = chip.init()
+    def _start(self) -> Iterator[float]:
+        """The start-up; each step yields the seconds to wait before the next one."""
+        chip = Rc522(self._open_spi(), self._sleep)
+        reset = self._reset_line()
+        reset.off()  # hard power-down: a chip that still answers is not on this reset line
+        self._check_reset_wiring(chip.read(VERSION)[0])
+        reset.on()  # the rising edge is a hard reset
+        yield OSCILLATOR_S
+        try:
+            self.version = self._identify(chip.version())
+        except Silent as silent:
+            raise self._not_answering(silent.value) from None
+        chip.soft_reset()  # also resets a chip whose reset line is not wired where the profile says
+        for _ in range(WAKE_TRIES):
+            yield OSCILLATOR_S
+            if chip.awake():
+                break
+        else:
+            raise ReaderFault("the RC522 did not wake up after a soft reset (its PowerDown bit stays set)")
+        chip.configure(self.gain_db)
+        yield GUARD_S
         self._chip = chip
 
+    def _open_spi(self) -> Any:
+        if self._spi is not None:
+            return self._spi
+        try:
+            import spidev  # only here: the real library, present on the Pi only
+        except ImportError:
+            raise ReaderFault("the mfrc522 back end needs the spidev library: pip install spidev (part of the "
+                              "pi extra, which systemd/install.sh installs)", "spidev missing") from None
+        spi = spidev.SpiDev()
+        try:
+            spi.open(self._bus, self._device)
+        except FileNotFoundError:
+            turn_on = ("sudo raspi-config nonint do_spi 0 (or dtparam=spi=on in /boot/firmware/config.txt)"
+                       if self._bus == 0 else "add dtoverlay=spi1-3cs to /boot/firmware/config.txt")
+            raise ReaderFault(f"{self.where} does not exist: SPI{self._bus} is not enabled: {turn_on}, then reboot "
+                              "(systemd/install.sh does both)", f"SPI{self._bus} is off") from None
+        except PermissionError:
+            raise ReaderFault(_permission(self.where, "spi"), "no permission") from None
+        spi.mode = 0
+        spi.max_speed_hz = self._spi_hz
+        self._spi = spi
+        return spi
+
+    def _reset_line(self) -> Any:
+        """The reset GPIO, claimed on the first start (low: hard power-down; high: the chip runs)."""
+        if self._reset is None:
+            from gpiozero import DigitalOutputDevice
+
+            try:
+                self._reset = DigitalOutputDevice(self._rst, initial_value=False, pin_factory=self._pin_factory)
+            except Exception as error:
+                raise self._reset_problem(error) from None
+        return self._reset
+
+    def _reset_problem(self, error: Exception) -> ReaderFault:
+        line = f"its reset line {gpio(self._rst)}"
+        locked = [path for path in sorted(glob.glob("/dev/gpiochip*")) if not os.access(path, os.R_OK | os.W_OK)]
+        if isinstance(error, PermissionError) or locked:
+            return ReaderFault(_permission(locked[0] if locked else "/dev/gpiochip0", "gpio"), "no permission")
+        if "busy" in str(error).lower() or type(error).__name__ == "GPIOPinInUse":
+            return ReaderFault(f"{line} is in use by another program (a second tablemate?) or claimed by a "
+                               f"dtoverlay: {error}", "GPIO busy")
+        return ReaderFault(f"cannot drive {line}: {type(error).__name__}: {error}", "GPIO error")
+
+    def _check_reset_wiring(self, answer: int) -> None:
+        if answer in VERSIONS or answer in CLONES:
+            self._tell("reset", "answers while its reset line %s is held low: RST is not wired to that GPIO "
+                       "(swapped with another reader's?); a soft reset stands in for it", gpio(self._rst))
+
+    def _identify(self, value: int) -> str:
+        if value in VERSIONS:
+            return f"{VERSIONS[value]} (0x{value:02X})"
+        name = CLONES.get(value, "unknown chip")
+        self._tell("version", "version register 0x%02X: %s, not an NXP MFRC522; it is driven like one, and if "
+                   "taps go unseen, raise gain_db or fit a module with an NXP chip", value, name)
+        return f"{name} (0x{value:02X})"
+
+    def _not_answering(self, value: int) -> ReaderFault:
+        bus, device = self._bus, self._device
+        return ReaderFault(
+            f"{self.where} is not answering: its version register reads 0x{value:02X}. With the power off, check "
+            f"its 3.3 V and GND, SCK to {spi_line(bus, 'SCLK')}, MOSI to {spi_line(bus, 'MOSI')}, MISO to "
+            f"{spi_line(bus, 'MISO')}, SDA (its chip select) to {spi_line(bus, 'CS', device)} and RST to "
+            f"{gpio(self._rst)}", "not answering")
+
+    def _tell(self, key: str, message: str, *args: Any) -> None:
+        """Log a warning about this reader once (not at every restart)."""
+        if key not in self._told:
+            self._told.add(key)
+            log.warning("reader %d (%s): " + message, self.number, self.name, *args)
+
     def _release(self) -> None:
+        """The reset line is driven low before it is released: the chip powers down, its field off."""
+        if self._reset is not None:
+            self._reset.off()
+            self._reset.close()
         if self._spi is not None:
             self._spi.close()
             self._spi = None
-        self._reset.close()
+
+
+def _permission(path: str, group: str) -> str:
+    """Why `path` cannot be opened and how to fix it: the group that owns it, for this user."""
+    user = pwd.getpwuid(os.geteuid()).pw_name
+    try:
+        group = grp.getgrgid(os.stat(path).st_gid).gr_name
+    except (OSError, KeyError):
+        pass
+    return (f"permission denied on {path}: user {user} is not in group {group}, which owns it: "
+            f"sudo usermod -aG {group} {user}, then restart tablemate")

@@ -128,16 +128,17 @@ def test_the_pi_profile_wiring_matches_the_reader_back_end(monkeypatch):
     profile = load_profile(CONFIG / "pi.toml")
     clock = FakeClock()
     bus = FakeBus(clock)
-    for spec in profile.readers:
-        bus.add_chip(spec.bus, spec.device)
-    monkeypatch.setitem(sys.modules, "spidev", bus.module())
     factory = MockFactory()
+    for spec in profile.readers:
+        bus.add_chip(spec.bus, spec.device).wire_reset(factory, spec.rst)
+    monkeypatch.setitem(sys.modules, "spidev", bus.module())
     group = open_readers(profile.readers, print, timing=profile.reader_timing, clock=clock, sleep=clock.sleep,
                          pin_factory=factory)
     try:
-        group.poll_once()
+        group.settle(1.0, clock.sleep)
         assert group.problems() == {}
-        assert all(reader.version == "v2.0" for reader in group.readers.values())
+        assert all(reader.version == "NXP MFRC522 v2.0 (0x92)" for reader in group.readers.values())
+        assert [chip.gain_db for chip in bus.chips.values()] == [reader.gain_db for reader in profile.readers]
     finally:
         group.close()
         factory.close()
@@ -155,7 +156,12 @@ def test_defaults_and_hints_per_game(tmp_path):
     assert profile.buttons.bounce_ms == 20 and profile.buttons.hold_ms == 800
     assert profile.web.enabled is False and profile.display.on_stop == "paused"
     assert profile.hints.enabled_for("taj_mahal") is True and profile.hints.enabled_for("mongols") is False
-    assert profile.readers[0] == ReaderSpec("a", "mfrc522", 0, 0, 0, 25, 1_000_000)
+    assert profile.readers[0] == ReaderSpec("a", "mfrc522", 0, 0, 0, 25, 1_000_000, gain_db=43)
+
+
+def test_the_receiver_gain_is_set_per_reader(tmp_path):
+    profile = load_profile(write(tmp_path, replace("rst = 25", "rst = 25\ngain_db = 48")))
+    assert profile.readers[0].gain_db == 48
 
 
 # -- files ----------------------------------------------------------------------------------------
@@ -236,6 +242,10 @@ def test_missing_required_keys_are_named(tmp_path, text, fragments):
      ("readers[1].driver: 'pn532' is not one of mock, mfrc522",)),
     (replace('driver = "mock"\nseat = "shared"', 'driver = "mock"\nseat = "shared"\nrst = 4'),
      ("readers[1].rst: does not apply to a mock reader",)),
+    (replace("rst = 25", "rst = 25\ngain_db = 40"), ("readers[0].gain_db: 40 is not one of 18, 23, 33, 38, 43, 48",)),
+    (replace("rst = 25", 'rst = 25\ngain_db = "max"'), ("readers[0].gain_db: must be an integer, not a string",)),
+    (replace('driver = "mock"\nseat = "shared"', 'driver = "mock"\nseat = "shared"\ngain_db = 48'),
+     ("readers[1].gain_db: does not apply to a mock reader",)),
     (replace("device = 0\nrst = 25", "device = 2\nrst = 25"), ("readers[0].device: 2 is not one of 0, 1",)),
     (replace("bus = 0\ndevice = 0", "bus = 2\ndevice = 0"), ("readers[0].bus: 2 is outside 0..1",)),
     (replace('name = "b"', 'name = "a"'), ("readers[1].name: 'a' must be a unique",)),

@@ -1,10 +1,15 @@
 """tablemate doctor: each check in plain words, and a failing exit status when something is wrong."""
 
 import io
+import sys
 from pathlib import Path
+
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory
 
 from firmware.config import load_profile
 from firmware.doctor import run_checks
+from tests.drivers.fake_rc522 import FakeBus, WallClock
 from tests.redis_server import RedisServer
 
 DESKTOP = (Path(__file__).parents[2] / "config" / "desktop.toml").read_text()
@@ -46,4 +51,16 @@ def test_redis_with_and_without_its_append_only_file(tmp_path, redis_server):
 def test_an_rc522_without_spidev_is_named(tmp_path):
     text = DESKTOP.replace('[[readers]]\nname = "seat0"\ndriver = "mock"\nseat = 0', '[[readers]]\nname = "seat0"\ndriver = "mfrc522"\nseat = 0\nbus = 0\ndevice = 0\nrst = 25')
     code, out = doctor(tmp_path, text)
-    assert code == 1 and "PROBLEM: readers:" in out
+    assert code == 1 and "PROBLEM: reader seat0 (mfrc522, seat 0): the mfrc522 back end needs the spidev library" in out
+
+
+def test_an_rc522_answers_with_its_chip_version_and_receiver_gain(tmp_path, monkeypatch):
+    bus, factory = FakeBus(WallClock()), MockFactory()
+    bus.add_chip(0, 0, version=0x88).wire_reset(factory, 25)
+    monkeypatch.setitem(sys.modules, "spidev", bus.module())
+    monkeypatch.setattr(Device, "pin_factory", factory)
+    text = DESKTOP.replace('[[readers]]\nname = "seat0"\ndriver = "mock"\nseat = 0',
+                           '[[readers]]\nname = "seat0"\ndriver = "mfrc522"\nseat = 0\nbus = 0\ndevice = 0\nrst = 25\ngain_db = 48')
+    code, out = doctor(tmp_path, text)
+    assert "ok: reader seat0 (mfrc522, seat 0): answers: FM17522 clone (0x88), receiver gain 48 dB" in out
+    factory.close()
