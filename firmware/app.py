@@ -5,7 +5,11 @@ buttons, the loop, and optionally the live web view.
 ask the loop to stop: it flushes the journal and leaves its last frame), then releases the display,
 the readers, the buttons and the web view, and returns the exit code. While it serves, faulthandler
 is on: when systemd's watchdog kills a stuck loop (SIGABRT), every thread's stack goes to stderr,
-i.e. to the system journal, and says where the loop was stuck.
+i.e. to the system journal, and says where the loop was stuck. The readers' thread is watched the
+same way: while it is dead or stuck, the loop stops pinging the watchdog.
+
+Hardware never stops the start: a reader or a display that is missing, not permitted or silent is
+logged, shown, and retried while the table runs (a wrong profile is another matter: exit status 78).
 """
 
 import faulthandler
@@ -34,10 +38,6 @@ log = logging.getLogger(__name__)
 PANELS = ("ssd1306", "sh1106")
 
 
-class StartError(RuntimeError):
-    """The appliance cannot start (the message says why and how to fix it)."""
-
-
 def table_settings(profile: Profile) -> TableSettings:
     return TableSettings(
         players=list(profile.table.players),
@@ -48,16 +48,15 @@ def table_settings(profile: Profile) -> TableSettings:
 
 
 def check_gpio(profile: Profile) -> None:
-    """On real hardware, refuse an RPi.GPIO that is not rpi-lgpio's (hardware.md); an SPI panel needs it."""
+    """On real hardware, say so when RPi.GPIO is not rpi-lgpio's (hardware.md): an SPI panel needs it
+    for its D/C and reset lines, so without it the panel stays dark (and is retried) while play goes on."""
     spi_panel = profile.display.driver in PANELS and profile.display.interface == "spi"
     real = profile.display.driver in PANELS or profile.buttons.driver == "gpio" or any(r.driver == "mfrc522" for r in profile.readers)
     if not real:
         return
     problem = check_rpi_gpio(required=spi_panel)
-    if problem and spi_panel:
-        raise StartError(problem)
     if problem:
-        log.warning("%s", problem)
+        log.log(logging.ERROR if spi_panel else logging.WARNING, "%s", problem)
 
 
 @dataclass
@@ -70,8 +69,11 @@ class App:
     web: Any = None
 
     @classmethod
-    def build(cls, profile: Profile, *, clock: Callable[[], float] = time.monotonic, stream: TextIO | None = None,
+    def build(cls, profile: Profile, *, clock: Callable[[], float] = time.monotonic,
+              sleep: Callable[[float], None] = time.sleep, stream: TextIO | None = None,
               notifier: Notifier | None = None, web: bool | None = None) -> "App":
+        """Open everything the profile names. `clock` and `sleep` are the time the loop and the drivers
+        see (virtual-time scripts and tests replace them)."""
         check_gpio(profile)
         client = connect(profile.store.url)
         journal = Journal(client, profile.table.id)
@@ -79,7 +81,8 @@ class App:
         table = Table(journal, tags, table_settings(profile), clock)
         display = open_display(profile.display, stream=stream)
         loop = Loop(table, display, notifier=notifier or Notifier(), clock=clock, on_stop=profile.display.on_stop)
-        readers = open_readers(profile.readers, loop.post, timing=profile.reader_timing, clock=clock)
+        readers = open_readers(profile.readers, loop.post, timing=profile.reader_timing, clock=clock, sleep=sleep)
+        loop.watch("readers", readers.alive)
         buttons = open_buttons(profile.buttons, loop.post, clock=clock)
         app = cls(profile, loop, display, readers, buttons)
         if profile.web.enabled if web is None else web:

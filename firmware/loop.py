@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from drivers.buttons import ButtonEvent
-from drivers.readers import TagEvent
+from drivers.readers import ReaderStatus, TagEvent
 
 from .sdnotify import Notifier
 from .screens import Screen
@@ -129,6 +129,8 @@ class Loop:
                 self.table.hold(event.role, event.seat)
             elif event.kind == "turn":
                 self.table.turn(event.steps)
+        elif isinstance(event, ReaderStatus):
+            self.table.hardware(event.reader, f"Reader {event.number}: {event.short}" if event.problem else None)
         else:
             log.warning("ignored an unknown event: %r", event)
             return
@@ -177,7 +179,11 @@ class Loop:
             self.notifier.status(status)
 
     def status(self) -> str:
-        """A STATUS= line for systemd: what the table is doing."""
+        """A STATUS= line for systemd: what the table is doing, and what is in trouble."""
+        notice = self.table.notice
+        return f"{self._activity()}; {notice}" if notice else self._activity()
+
+    def _activity(self) -> str:
         table = self.table
         if table.waiting:
             return "Waiting for Redis"

@@ -3,7 +3,8 @@
 Scores come first and fit without scrolling: one line a seat (the seat to act is drawn inverted),
 the game and its phase on top, what the table waits for at the bottom. Errors are framed twice so
 they are told apart from event flashes at a glance. The store badge (a small "!" box in the top
-right corner) appears on every screen while actions wait for Redis.
+right corner) appears on every screen while actions wait for Redis; a notice (a reader in trouble)
+is an inverted line just above what the table waits for.
 """
 
 from PIL import Image, ImageDraw, ImageFont
@@ -108,10 +109,12 @@ class Screen:
     # -- screens ---------------------------------------------------------------------------------
 
     def _score(self, draw: ImageDraw.ImageDraw, view: ScoreView) -> None:
-        """Header, one row a seat (two columns when a single one would leave no room for three
-        footer lines: hint, last event, what the table waits for), then the footer."""
+        """Header, one row a seat (two columns when a single one would leave no room for the footer
+        lines: hint, last event, notice, what the table waits for), then the footer; when it does not
+        fit, its first lines go."""
         self._header(draw, view.title, view.phase)
-        footer = [line for line in (view.hint, view.last_event, view.prompt) if line]
+        lines = ((view.hint, False), (view.last_event, False), (view.notice, True), (view.prompt, False))
+        footer = [(text, inverted) for text, inverted in lines if text]
         columns = 1 if len(view.rows) + len(footer) <= self.rows - 1 else 2
         width = WIDTH // columns
         per_column = -(-len(view.rows) // columns)
@@ -119,8 +122,8 @@ class Screen:
             x, y = (i // per_column) * width, (1 + i % per_column) * self.line
             self._cell(draw, x, y, width, row)
         first_free = 1 + per_column
-        for offset, line in enumerate(footer[-(self.rows - first_free):] if self.rows > first_free else []):
-            self._text(draw, first_free + offset, line)
+        for offset, (text, inverted) in enumerate(footer[-(self.rows - first_free):] if self.rows > first_free else []):
+            self._text(draw, first_free + offset, text, inverted=inverted)
 
     def _cell(self, draw: ImageDraw.ImageDraw, x: int, y: int, width: int, row: Row) -> None:
         """A seat's name and total in a cell `width` pixels wide; the seat to act is inverted."""
@@ -139,12 +142,14 @@ class Screen:
             self._text(draw, i, line, inverted=i == 0)
         top = len(question) * self.line
         edge = WIDTH - self._minimap_width(view, top) if view.cells else WIDTH
-        visible = self.rows - len(question)
+        visible = self.rows - len(question) - (1 if view.notice else 0)
         first = min(max(0, view.index - visible // 2), max(0, len(view.options) - visible))
         for row, option in enumerate(view.options[first : first + visible], start=len(question)):
             chosen = first + row - len(question) == view.index
             right = f"{view.index + 1}/{len(view.options)}" if chosen and not view.cells else ""
             self._text(draw, row, f"{'>' if chosen else ' '}{option}", inverted=chosen, right=right, edge=edge)
+        if view.notice:
+            self._text(draw, self.rows - 1, view.notice, inverted=True, edge=edge)
         if view.cells:
             self._minimap(draw, view, top)
 
@@ -175,12 +180,12 @@ class Screen:
         """What to tap, in the bold font; the progress and what ok does at the bottom."""
         self._header(draw, view.title)
         big = self.big
-        footer = [line for line in (view.note, f"ok: {view.done}" if view.done else "") if line]
+        footer = [line for line in (view.notice, view.note, f"ok: {view.done}" if view.done else "") if line]
         room = (HEIGHT - self.line * (1 + len(footer))) // big.line
         for i, line in enumerate(self._wrap(view.question, WIDTH // big.char)[:room]):
             draw.text((1, self.line + 1 + i * big.line), line, font=big.font, fill=ON)
         for offset, line in enumerate(footer):
-            self._text(draw, self.rows - len(footer) + offset, line)
+            self._text(draw, self.rows - len(footer) + offset, line, inverted=bool(view.notice) and offset == 0)
 
     def _flash(self, draw: ImageDraw.ImageDraw, view: FlashView) -> None:
         big = self.big
@@ -210,8 +215,11 @@ class Screen:
         lines: list[str] = []
         for text in view.lines:
             lines += self._wrap(text)
-        for i, line in enumerate(lines[: self.rows - 1], start=1):
+        room = self.rows - (2 if view.notice else 1)
+        for i, line in enumerate(lines[:room], start=1):
             self._text(draw, i, line)
+        if view.notice:
+            self._text(draw, self.rows - 1, view.notice, inverted=True)
 
 
 def latin1(text: str) -> str:

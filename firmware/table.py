@@ -73,6 +73,8 @@ class Table:
         self.waiting = False
         self._retry_at = 0.0
         self.last_event = ""
+        #: parts of the table in trouble (a reader), by name: what the screen says about each
+        self.troubles: dict[str, str] = {}
 
     # -- start-up --------------------------------------------------------------------------------
 
@@ -112,6 +114,19 @@ class Table:
     def hold(self, role: str, seat: int | None = None) -> None:
         self._guard(self._on_hold, role, seat)
 
+    def hardware(self, part: str, trouble: str | None) -> None:
+        """A part of the table (a reader) is in `trouble` ("Reader 3: not answering"), or well again
+        (None): the screen says so while play goes on with the rest."""
+        if trouble is None:
+            self.troubles.pop(part, None)
+        else:
+            self.troubles[part] = trouble
+
+    @property
+    def notice(self) -> str:
+        """What is in trouble, in one line ("" when all is well)."""
+        return "; ".join(self.troubles.values())
+
     def turn(self, steps: int) -> None:
         """The rotary encoder turned `steps` detents (negative: back)."""
         self.flash = None
@@ -138,7 +153,7 @@ class Table:
     # -- what to show ----------------------------------------------------------------------------
 
     def view(self) -> View:
-        offline = self.journal.offline
+        offline, notice = self.journal.offline, self.notice
         if self.flash:
             return FlashView(self.flash.lines, self.flash.error, offline)
         title = self.session.game.title if self.session else "tablemate"
@@ -147,14 +162,14 @@ class Table:
             if isinstance(request, Choose):
                 labels, index, board = tuple(o.label for o in request.options), self.running.index, request.map
                 cells, mark = (board.cells, board.positions[index]) if board else ((), None)
-                return ChooserView(request.question, labels, index, title, offline, cells, mark)
-            return TapView(request.question, request.done, title, offline, request.note)
+                return ChooserView(request.question, labels, index, title, offline, cells, mark, notice)
+            return TapView(request.question, request.done, title, offline, request.note, notice)
         if self.waiting:
-            return MessageView("Store unreachable", ("Waiting for Redis.", "The game is kept there."), True)
+            return MessageView("Store unreachable", ("Waiting for Redis.", "The game is kept there."), True, notice)
         if self.halted:
-            return MessageView("Journal problem", (self.halted, "Hold undo: menu"), offline)
+            return MessageView("Journal problem", (self.halted, "Hold undo: menu"), offline, notice)
         if self.session is None:
-            return MessageView("tablemate", ("Hold undo: menu",), offline)
+            return MessageView("tablemate", ("Hold undo: menu",), offline, notice)
         game, state = self.session.game, self.session.state
         if game.is_over(state):
             return self._over_view(offline)
@@ -162,7 +177,8 @@ class Table:
         current = prompt.player if prompt else None
         rows = tuple(Row(s.player, s.total, seat == current) for seat, s in enumerate(game.scores(state)))
         hint = self.adapter.hint(state) if self.session.hints else ""
-        return ScoreView(title, game.phase(state), rows, prompt.text if prompt else "", self.last_event, hint, offline)
+        return ScoreView(title, game.phase(state), rows, prompt.text if prompt else "", self.last_event, hint, offline,
+                         notice)
 
     def _over_view(self, offline: bool) -> OverView:
         game, state = self.session.game, self.session.state

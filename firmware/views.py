@@ -1,7 +1,8 @@
 """What the screen shows, as plain data: the table decides the view, firmware.screens draws it.
 
 Keeping views separate from drawing lets the controller be tested without pixels and lets the same
-views feed the small OLED, the terminal, and the PNG captures.
+views feed the small OLED, the terminal, and the PNG captures. `notice` is a part of the table in
+trouble ("Reader 3: not answering"), kept on every screen but the short flashes and the final one.
 """
 
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ class ScoreView:
     last_event: str = ""
     hint: str = ""
     offline: bool = False
+    notice: str = ""
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,7 @@ class ChooserView:
     #: a mini-map: every cell (row, col, occupied), and the cell of the option under the cursor
     cells: tuple[tuple[int, int, bool], ...] = ()
     mark: tuple[int, int] | None = None
+    notice: str = ""
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,7 @@ class TapView:
     title: str = ""
     offline: bool = False
     note: str = ""
+    notice: str = ""
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,7 @@ class MessageView:
     title: str
     lines: tuple[str, ...]
     offline: bool = False
+    notice: str = ""
 
 
 View = ScoreView | ChooserView | TapView | FlashView | OverView | MessageView

@@ -32,6 +32,13 @@ VIEWS = {
     "error_flash": FlashView(("Play red: you began in red",), error=True),
     "game_over": OverView("Taj Mahal", ((1, "Dee", 61), (2, "Ana", 55), (2, "Ben", 55), (4, "Cy", 40), (5, "Eve", 12)), ("Dee",)),
     "store_warning": ScoreView("Maharani", "Round 5", FIVE[:4], "Cy: place or refresh", "Ben: +3 gold", offline=True),
+    "reader_trouble": ScoreView("Taj Mahal", "Round 3/12", FIVE, "Ben: play or out", "Ana: vizier, crown",
+                                notice="Reader 3: not answering"),
+    "reader_trouble_chooser": ChooserView("Which game?", ("Taj Mahal", "Maharani", "Mongols", "Thurn und Taxis"), 0,
+                                          notice="Reader 4: SPI1 is off"),
+    "reader_trouble_tap": TapView("Tap: Nürnberg 2/3", done="skip", title="Thurn und Taxis", note="15 of 66",
+                                  notice="Reader 1: no permission"),
+    "reader_trouble_message": MessageView("tablemate", ("Hold undo: menu",), notice="Reader 2: not answering"),
     "journal_problem": MessageView("Journal problem", ("game 20261121-1201-ab12: entry 12-0 holds no readable action", "Hold undo: menu")),
 }
 
