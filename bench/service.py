@@ -6,8 +6,11 @@ readers and a shared one polled every 50 ms, mocked buttons, the web view) as a 
 reports to a notify socket of ours, as under systemd (NOTIFY_SOCKET, WATCHDOG_USEC of the unit's
 WatchdogSec). Two changes only: the web view listens on a free port instead of 8080, and the
 terminal frames go to a file. Idle CPU is the process's user + system time (all threads, from
-/proc/<pid>/stat) over a window after start-up has settled, as a percentage of one core.
-Targets on the 2-core dev machine: READY within 1.0 s, idle CPU at most 2 % of one core.
+/proc/<pid>/stat) over a window after start-up has settled, as a percentage of one core; it is
+measured twice: with the mock readers, and with the Pi's five RC522 readers (config/pi.toml's
+wiring), our driver polling fake chips behind a stand-in spidev (tests/service/fake_spidev: the
+fake chip's Python costs more than spidev's ioctl does on a Pi).
+Targets on the 2-core dev machine: READY within 1.0 s, idle CPU at most 2 % of one core (both).
 """
 
 import json
@@ -32,9 +35,12 @@ TARGET_IDLE_PERCENT = 2.0
 WATCHDOG_USEC = int(unit_seconds("WatchdogSec") * 1_000_000)
 
 
-def _start(profile: Path, directory: Path, notify: NotifySocket) -> tuple[Tablemate, float]:
+FAKE_CHIPS = ["0.0:25", "0.1:24", "1.0:23", "1.1:22", "1.2:27"]  # bus.device:reset GPIO, as config/pi.toml
+
+
+def _start(profile: Path, directory: Path, notify: NotifySocket, **options) -> tuple[Tablemate, float]:
     """A `tablemate run` that has said READY=1, and the seconds from its spawn to that message."""
-    process = Tablemate(profile, directory, notify=notify.address, watchdog_usec=WATCHDOG_USEC)
+    process = Tablemate(profile, directory, notify=notify.address, watchdog_usec=WATCHDOG_USEC, **options)
     try:
         notify.wait_for(lambda m: m.get("READY") == "1", 30, "READY=1")
     except AssertionError:
@@ -62,10 +68,10 @@ def ready_times(profile: Path, directory: Path) -> list[float]:
     return times
 
 
-def idle_cpu(profile: Path, directory: Path) -> dict:
+def idle_cpu(profile: Path, directory: Path, **options) -> dict:
     notify = NotifySocket("abstract")
     try:
-        process, _ = _start(profile, directory, notify)
+        process, _ = _start(profile, directory, notify, **options)
         try:
             time.sleep(SETTLE_S)
             cpu_before, wall_before = process.cpu_seconds(), time.monotonic()
@@ -86,14 +92,20 @@ def run() -> dict:
         profile = desktop_profile(directory, store="memory://", web_port=free_port())
         times = ready_times(profile, directory)
         idle = idle_cpu(profile, directory)
+        chips = directory / "rc522"
+        chips.mkdir()
+        idle_rc522 = idle_cpu(desktop_profile(chips, store="memory://", web_port=free_port(), rc522=True), chips,
+                              fake_spidev=FAKE_CHIPS)
     median, worst = statistics.median(times), max(times)
     return {
         "profile": "config/desktop.toml (web on a free port, frames to a file)",
         "ready_s": {"median": round(median, 3), "max": round(worst, 3), "runs": [round(t, 3) for t in times]},
         "ready_target_s": TARGET_READY_S,
         "idle_cpu": idle,
+        "idle_cpu_5_fake_rc522_readers": idle_rc522,
         "idle_cpu_target_percent": TARGET_IDLE_PERCENT,
-        "meets_targets": worst <= TARGET_READY_S and idle["percent_of_one_core"] <= TARGET_IDLE_PERCENT,
+        "meets_targets": worst <= TARGET_READY_S and max(idle["percent_of_one_core"], idle_rc522["percent_of_one_core"])
+        <= TARGET_IDLE_PERCENT,
     }
 
 

@@ -77,7 +77,7 @@ def open_readers(specs: Sequence[ReaderSpec], sink: Sink, *, timing: ReaderTimin
         for reader in readers.values():
             reader.close()
         raise
-    return ReaderGroup(readers, poll_s=timing.poll_ms / 1000, clock=clock)
+    return ReaderGroup(readers, poll_s=timing.poll_ms / 1000, clock=clock, sleep=sleep)
 
 
 def _open_reader(spec: ReaderSpec, number: int, opened: dict[str, Reader], sink: Sink, timing: ReaderTiming,

@@ -1,7 +1,8 @@
 """What every reader back end shares: the event types, presence tracking, and fault tolerance.
 
 A back end implements `_read()` (one poll of the field: a UID, None for an empty field, or
-`Unreadable`), `_release()`, and, when its device needs time to start, `_ready(now)`. `poll()` runs
+`Unreadable`), `_release()`, when its device needs time to start `_ready(now)`, and when its
+first request can go out ahead (so that a group of readers waits once for all) `_begin()`. `poll()` runs
 them under the reader's lock, turns the result into arrival/removal events and hands them to the
 sink in order. A failing device (an SPI error, a chip that stopped answering, a device that is not
 there) is logged once, announced to the sink as a `ReaderStatus`, and tried again after a back-off
@@ -89,6 +90,21 @@ class Reader:
         """True while the device is on its way up (not failing, not polled yet)."""
         return False
 
+    def begin(self) -> float:
+        """Start this poll's first request, where the back end can: the seconds until it is answered
+        (0: nothing started). The group begins every reader, sleeps once, then polls each."""
+        with self._lock:
+            if self._closed:
+                return 0.0
+            now = self._clock()
+            if self._retry_at is not None and now < self._retry_at:
+                return 0.0
+            try:
+                return self._begin() if self._ready(now) else 0.0
+            except Exception as error:
+                self._failed(error, now)
+                return 0.0
+
     def poll(self) -> None:
         """Read the field once and emit what changed (called by the group's thread or a test)."""
         with self._lock:
@@ -137,6 +153,10 @@ class Reader:
     def _ready(self, now: float) -> bool:
         """Bring the device up, a step per poll; True once it can be read."""
         return True
+
+    def _begin(self) -> float:
+        """Send the first request of a poll ahead of `_read()`; the seconds its answer takes."""
+        return 0.0
 
     def _read(self) -> PollResult:
         raise NotImplementedError

@@ -1,7 +1,8 @@
 """The reader group: every reader of the table, polled in turn by one background thread.
 
 Round-robin in one thread keeps the SPI buses simple (one transfer at a time) and the order of
-events per reader intact; a round of empty polls costs a few milliseconds per RC522, and a reader
+events per reader intact; a round of empty polls costs about 2 ms in all (every RC522's request goes
+out, then one wait for every answer), and a reader
 that fails costs the others nothing (it is retried with a back-off, its start-up spread over polls).
 The thread only hands events to the sink (the firmware passes its queue's `put`): it never touches
 game state. Each finished round is a heartbeat: `alive()` is false once the thread died or has not
@@ -26,17 +27,23 @@ JOIN_S = 2.0
 class ReaderGroup:
     """The readers by name; `start()` polls them every `poll_s` in a thread, `close()` stops and releases."""
 
-    def __init__(self, readers: Mapping[str, Reader], *, poll_s: float, clock: Callable[[], float]):
+    def __init__(self, readers: Mapping[str, Reader], *, poll_s: float, clock: Callable[[], float],
+                 sleep: Callable[[float], None] = time.sleep):
         self.readers = dict(readers)
         self._poll_s = poll_s
         self._clock = clock
+        self._sleep = sleep
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._closed = False
         self._beat = clock()
 
     def poll_once(self) -> None:
-        """One round: every reader polled once, in profile order, in the caller's thread."""
+        """One round: every reader polled once, in profile order, in the caller's thread. Every
+        reader's first request goes out first and the round waits once for all their answers."""
+        wait = max((reader.begin() for reader in self.readers.values()), default=0.0)
+        if wait:
+            self._sleep(wait)
         for reader in self.readers.values():
             reader.poll()
 

@@ -15,8 +15,8 @@ antenna on; then at least 5.1 ms of unmodulated field before the first request (
 card may need 5 ms after the field comes on), so a card resting on a restarted reader is seen.
 
 One poll:
-1. WUPA (wakes cards that are idle *or* halted), with the chip's own timer as the time-out: an empty
-   poll costs 10 SPI transactions.
+1. WUPA (wakes cards that are idle *or* halted), with the chip's own timer as the time-out, looked at
+   once it must have run out: an empty poll costs 9 SPI transactions and one sleep.
 2. Per cascade level: ANTICOLLISION (UID part + BCC), SELECT (with CRC_A) until the SAK says the UID
    is complete; 4-, 7- and 10-byte UIDs are read whole.
 3. HLTA: the card rests halted, and the next poll's WUPA wakes it again, so a resting card is seen
@@ -122,6 +122,7 @@ class Rc522:
     def __init__(self, spi: Any, sleep: Callable[[float], None] = time.sleep):
         self.spi = spi
         self._sleep = sleep
+        self._woken = False
 
     # -- SPI: one call of xfer2 is one transaction (chip select held) --------------------------
     def write(self, register: int, *values: int) -> None:
@@ -161,9 +162,21 @@ class Rc522:
         self.write(TX_CONTROL, 0x80 | ANTENNA)  # TxControlReg's reset value with TX1 and TX2 on
 
     # -- ISO 14443A ------------------------------------------------------------------------------
+    def wake(self) -> float:
+        """Send this poll's WUPA now; the seconds until it must be answered or timed out. (A group of
+        readers sends every WUPA, sleeps once, then scans each: one sleep a round, not one a reader.)"""
+        self._send(bytes([WUPA]), 7)
+        self._woken = True
+        return TIMEOUT + MARGIN
+
     def scan(self) -> PollResult:
         """One poll: the UID in the field as lower-case hex, None if empty, or Unreadable."""
-        if self._transceive(bytes([WUPA]), answer=2, last_bits=7) is None:
+        if self._woken:
+            self._woken = False
+            answer = self._receive(7, 0.0)
+        else:
+            answer = self._transceive(bytes([WUPA]), answer=2, last_bits=7, expected=False)
+        if answer is None:
             return None
         result = self._select()
         # HLTA halts a selected card and sends a half-selected one back to idle: either way the next
@@ -207,11 +220,17 @@ class Rc522:
         self.write(COMMAND, TRANSCEIVE)
         self.write(BIT_FRAMING, START_SEND | last_bits)
 
-    def _transceive(self, data: bytes, *, answer: int, last_bits: int = 0) -> Frame | None:
-        """Send a frame and return what came back, or None if nothing answered before the time-out."""
+    def _transceive(self, data: bytes, *, answer: int, last_bits: int = 0, expected: bool = True) -> Frame | None:
+        """Send a frame and return what came back, or None if nothing answered before the time-out.
+        `expected`: an answer is likely (a card is known to be there), so look when it should be in;
+        otherwise look once, when the timer must have run out (an empty field costs one look)."""
         self._send(data, last_bits)
-        irq, error, level, control = self._wait(RX_IRQ | TIMER_IRQ, _frame_time(len(data), answer, last_bits == 7),
-                                                ERROR, FIFO_LEVEL, CONTROL)
+        return self._receive(last_bits, _frame_time(len(data), answer, last_bits == 7) if expected else TIMEOUT + MARGIN)
+
+    def _receive(self, last_bits: int, look: float) -> Frame | None:
+        """What answered the frame just sent, looked at after `look` seconds (then once more, at the
+        time-out); StartSend is cleared once the frame is out."""
+        irq, error, level, control = self._wait(RX_IRQ | TIMER_IRQ, look, ERROR, FIFO_LEVEL, CONTROL)
         self.write(BIT_FRAMING, last_bits)  # StartSend back to 0: the frame is out
         if not irq & RX_IRQ:
             return None
@@ -226,16 +245,17 @@ class Rc522:
         self._wait(TX_IRQ, _frame_time(4, 0))
         self.write(BIT_FRAMING, 0)
 
-    def _wait(self, mask: int, expected: float, *registers: int) -> list[int]:
-        """ComIrqReg (and `registers`, in the same transaction) once a bit of `mask` is set: read when
-        the frame should be done, then once the timer must have run out; else the chip is faulty."""
-        self._sleep(expected)
+    def _wait(self, mask: int, look: float, *registers: int) -> list[int]:
+        """ComIrqReg (and `registers`, in the same transaction) once a bit of `mask` is set: read after
+        `look` seconds, then (if need be) once the timer must have run out; else the chip is faulty."""
+        if look:
+            self._sleep(look)
         values = self.read(COM_IRQ, *registers)
-        if not values[0] & mask:
+        if not values[0] & mask and look < TIMEOUT + MARGIN:
             self._sleep(TIMEOUT + MARGIN)
             values = self.read(COM_IRQ, *registers)
-            if not values[0] & mask:
-                raise self._fault()
+        if not values[0] & mask:
+            raise self._fault()
         return values
 
     def _fault(self) -> ReaderFault:
@@ -284,18 +304,25 @@ class Rc522Reader(Reader):
         elif now < self._due:
             return False
         try:
-            self._due = now + next(self._steps)
+            wait = next(self._steps)
         except StopIteration:
             self._steps = None
             return True
         except BaseException:
             self._steps = None
             raise
+        self._due = self._clock() + wait  # counted from the end of the step (an import may be slow)
         return False
 
+    def _begin(self) -> float:
+        return self._use_chip(self._chip.wake)
+
     def _read(self) -> PollResult:
+        return self._use_chip(self._chip.scan)
+
+    def _use_chip(self, action: Callable[[], Any]) -> Any:
         try:
-            return self._chip.scan()
+            return action()
         except Silent as silent:
             self._chip = None
             raise self._not_answering(silent.value) from None

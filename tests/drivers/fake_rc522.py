@@ -268,9 +268,10 @@ class FakeRc522:
         if self.spi_errors:
             self.spi_errors -= 1
             raise OSError(errno.EIO, "Input/output error")
-        if not self.plugged or self.in_reset or self.clock() < self.ready_at:
+        now = self.clock()
+        if not self.plugged or self.in_reset or now < self.ready_at:
             return [self.floating] * len(data)
-        self._advance()
+        self._advance(now)
         if data[0] & 0x80:
             return [0] + [self._read((byte >> 1) & 0x3F) for byte in data[:-1]]
         register = (data[0] >> 1) & 0x3F
@@ -424,8 +425,8 @@ class FakeRc522:
         regs = self.regs
         return not regs[COMMAND] & RCV_OFF and not regs[RX_MODE] & SPEED
 
-    def _advance(self) -> None:
-        pending, now, regs = self.pending, self.clock(), self.regs
+    def _advance(self, now: float) -> None:
+        pending, regs = self.pending, self.regs
         if pending is None or now < pending["tx_end"]:
             return
         if "tx_done" not in pending:
@@ -497,8 +498,7 @@ def _clear_after(data: bytes, position: int) -> bytes:
 class WallClock:
     """The real monotonic clock, for a fake chip driven in real time (a `tablemate run` child)."""
 
-    def __call__(self) -> float:
-        return time.monotonic()
+    __call__ = staticmethod(time.monotonic)
 
     def advance(self, seconds: float) -> None:
         """Real time passes by itself."""

@@ -45,16 +45,16 @@ def assert_golden_text(text: str, name: str) -> None:
     assert text + "\n" == path.read_text(encoding="utf-8"), f"{name} differs from the golden text"
 
 
-def simulate(group, clock, until: float, actions=()) -> None:
-    """Poll `group` as its thread does (a round every poll period, start to start) in fake time until
-    `until`; each (time, action) runs just before the first reader poll at or after its time, with
-    that time as its argument (a card put down then)."""
+def simulate(polls, clock, poll_s: float, until: float, actions=()) -> None:
+    """Run `polls` (one callable a reader) as the group's thread does, a round every `poll_s` start to
+    start, in fake time until `until`; each (time, action) runs just before the first poll at or after
+    its time, with that time as its argument (a card put down then)."""
     pending = sorted(actions, key=lambda action: action[0])
     while clock.now < until:
         started = clock.now
-        for reader in group.readers.values():
+        for poll in polls:
             while pending and pending[0][0] <= clock.now:
                 at, action = pending.pop(0)
                 action(at)
-            reader.poll()
-        clock.advance(max(0.0, started + group._poll_s - clock.now))
+            poll()
+        clock.advance(max(0.0, started + poll_s - clock.now))

@@ -22,9 +22,9 @@ from drivers.readers.group import STALL_S
 from drivers.readers.presence import Presence, Unreadable
 from drivers.readers.rc522 import GUARD_S, crc_a
 
-from .support import simulate
 from .fake_rc522 import (BIT_FRAMING, COMMAND, RF_CFG, START_SEND, TRANSCEIVE, TX_CONTROL, FakeBus, FakeCard,
                          iso_crc_a, stock_mfrc522)
+from .support import simulate
 
 TIMING = ReaderTiming(poll_ms=50, gap_ms=500)
 POLL = TIMING.poll_ms / 1000
@@ -396,6 +396,17 @@ def test_an_empty_poll_costs_at_most_15_transactions(chip_rig, clock):
         assert chip.transactions - before <= 15  # the stock path costs about 2,000
 
 
+def test_a_round_of_empty_polls_waits_once_for_every_reader(chip_rig, clock):
+    group = chip_rig.open([0, 1, 2, 3, 4], print)
+    sleeps = []
+    group._sleep = lambda seconds: (sleeps.append(seconds), clock.sleep(seconds))
+    for chip in chip_rig.chips.values():
+        chip.trace = []
+    group.poll_once()
+    assert len(sleeps) == 1  # every WUPA goes out, one wait, then each reader looks: the idle cost
+    assert all(len(chip.trace) <= 15 for chip in chip_rig.chips.values())
+
+
 @pytest.mark.parametrize("uid, budget", [(CARD_4, 40), (CARD_7, 60), (CARD_10, 80)])
 def test_a_resting_card_is_read_whole_on_every_poll(clock, mock_factory, monkeypatch, strict, uid, budget):
     rig = ChipRig(clock, mock_factory, monkeypatch, strict=strict, miss=0, garble=0)
@@ -556,7 +567,7 @@ def test_an_unplugged_reader_costs_the_other_reader_no_tap_and_no_delay(clock, m
         if unplugged:
             actions += [(start + 2.0, lambda at: rig.chips["r1"].unplug()),
                         (start + 5.0, lambda at: rig.chips["r1"].plug())]
-        simulate(group, clock, start + 0.7 * 20 + 6.0, actions)
+        simulate([group.poll_once], clock, POLL, start + 0.7 * 20 + 6.0, actions)
         arrivals = [(at, e.uid) for at, e in events if isinstance(e, TagEvent) and e.kind == "arrived" and e.reader == "r0"]
         assert [uid for _, uid in arrivals] == [uid for _, uid in taps]  # all 20, in order
         assert [(e.kind, e.uid) for _, e in events if isinstance(e, TagEvent) and e.reader == "r1"] == [("arrived", CARD_4)]

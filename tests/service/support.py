@@ -21,6 +21,8 @@ import tomli_w
 ROOT = Path(__file__).resolve().parents[2]
 DESKTOP = ROOT / "config" / "desktop.toml"
 UNIT = ROOT / "systemd" / "tablemate.service"
+PI = ROOT / "config" / "pi.toml"
+FAKE_SPIDEV = Path(__file__).resolve().parent / "fake_spidev"
 DEMOS = ROOT / "firmware" / "demos"
 #: the console script the unit's ExecStart runs, from the environment running this code
 TABLEMATE = Path(sys.executable).with_name("tablemate")
@@ -94,12 +96,17 @@ def entries_of(status: str) -> int:
 
 
 def desktop_profile(directory: Path, *, store: str, display: dict[str, Any] | None = None, web_port: int | None = None,
-                    gap_ms: int | None = None) -> Path:
+                    gap_ms: int | None = None, rc522: bool = False) -> Path:
     """config/desktop.toml with another store, display and web setting, written into `directory`.
 
     `web_port` None turns the web view off; `gap_ms` shortens the gap after which a lifted card
-    counts as gone, so scripted taps follow one another faster (the desktop's poll_ms stays)."""
+    counts as gone, so scripted taps follow one another faster (the desktop's poll_ms stays).
+    `rc522`: the Pi's five RC522 readers (and its button pins, clear of SPI1) instead of the mock
+    readers: run it with `Tablemate(..., fake_spidev=...)`."""
     data = tomllib.loads(DESKTOP.read_text(encoding="utf-8"))
+    if rc522:
+        pi = tomllib.loads(PI.read_text(encoding="utf-8"))
+        data["readers"], data["buttons"]["pins"] = pi["readers"], pi["buttons"]["pins"]
     data["store"]["url"] = store
     if display is not None:
         data["display"] = display
@@ -124,7 +131,9 @@ class Tablemate:
     """One `tablemate run` child process; stdout and stderr go to files in `directory`."""
 
     def __init__(self, profile: Path, directory: Path, *, notify: str = "", watchdog_usec: int | None = None,
-                 script: Path | None = None, tags: Sequence[Path] = ()):
+                 script: Path | None = None, tags: Sequence[Path] = (), fake_spidev: Sequence[str] | None = None):
+        """`fake_spidev`: the SPI devices where fake RC522s answer, each with its reset GPIO ("0.0:25";
+        tests/service/fake_spidev), on gpiozero's MockFactory; None: the real spidev."""
         if not TABLEMATE.exists():
             raise RuntimeError(f"{TABLEMATE} is missing: install the project into this environment (make test)")
         self.directory = directory
@@ -137,6 +146,9 @@ class Tablemate:
         env.update(NOTIFY_SOCKET=notify, PYTHONUNBUFFERED="1")
         if watchdog_usec is not None:
             env["WATCHDOG_USEC"] = str(watchdog_usec)
+        if fake_spidev is not None:
+            env.update(PYTHONPATH=os.pathsep.join(filter(None, (str(FAKE_SPIDEV), env.get("PYTHONPATH")))),
+                       TABLEMATE_FAKE_SPIDEV=",".join(fake_spidev), GPIOZERO_PIN_FACTORY="mock")
         self.stdout_path = directory / "stdout.txt"
         self.stderr_path = directory / "stderr.txt"
         with open(self.stdout_path, "ab") as out, open(self.stderr_path, "ab") as err:
