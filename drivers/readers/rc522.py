@@ -16,7 +16,8 @@ card may need 5 ms after the field comes on), so a card resting on a restarted r
 
 One poll:
 1. WUPA (wakes cards that are idle *or* halted), with the chip's own timer as the time-out, looked at
-   once it must have run out: an empty poll costs 9 SPI transactions and one sleep.
+   once it must have run out: an empty poll costs 9 SPI transactions. In a group, every reader's
+   WUPA goes out first (`wake()`) and the round sleeps once for all of them.
 2. Per cascade level: ANTICOLLISION (UID part + BCC), SELECT (with CRC_A) until the SAK says the UID
    is complete; 4-, 7- and 10-byte UIDs are read whole.
 3. HLTA: the card rests halted, and the next poll's WUPA wakes it again, so a resting card is seen

@@ -5,6 +5,8 @@ import dataclasses
 import sys
 from pathlib import Path
 
+import pytest
+
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
@@ -37,79 +39,80 @@ class Recorder(Notifier):
         return True
 
 
-def pi_app(url, monkeypatch, missing=()):
-    """config/pi.toml on this machine: fake RC522s behind a fake spidev (none at `missing`), gpiozero's
-    MockFactory for every pin, and no /dev/i2c-1 for the SSD1306."""
-    clock, factory = FakeClock(), MockFactory()
-    bus = FakeBus(clock)
-    profile = load_profile(CONFIG / "pi.toml")
-    profile = dataclasses.replace(profile, store=StoreConfig(url), web=WebConfig(enabled=False))
-    chips = {}
-    for spec in profile.readers:
-        if (spec.bus, spec.device) not in missing:
-            chips[spec.name] = bus.add_chip(spec.bus, spec.device, miss=0, garble=0)
-            chips[spec.name].wire_reset(factory, spec.rst)
-    monkeypatch.setitem(sys.modules, "spidev", bus.module())
-    monkeypatch.setattr(Device, "pin_factory", factory)
-    notifier = Recorder()
-    app = App.build(profile, clock=clock, sleep=clock.sleep, notifier=notifier)
-    return app, clock, chips, notifier
+@pytest.fixture
+def pi_app(memory_url, monkeypatch):
+    """Builds config/pi.toml's app on this machine (closed after the test): fake RC522s behind a fake
+    spidev (none at `missing`), gpiozero's MockFactory for every pin, and no /dev/i2c-1 for the SSD1306."""
+    apps = []
+
+    def build(missing=()):
+        clock, factory = FakeClock(), MockFactory()
+        bus = FakeBus(clock)
+        profile = load_profile(CONFIG / "pi.toml")
+        profile = dataclasses.replace(profile, store=StoreConfig(memory_url), web=WebConfig(enabled=False))
+        chips = {}
+        for spec in profile.readers:
+            if (spec.bus, spec.device) not in missing:
+                chips[spec.name] = bus.add_chip(spec.bus, spec.device, miss=0, garble=0)
+                chips[spec.name].wire_reset(factory, spec.rst)
+        monkeypatch.setitem(sys.modules, "spidev", bus.module())
+        monkeypatch.setattr(Device, "pin_factory", factory)
+        notifier = Recorder()
+        apps.append(App.build(profile, clock=clock, sleep=clock.sleep, notifier=notifier))
+        return apps[-1], clock, chips, notifier
+
+    yield build
+    for app in apps:
+        app.close()
 
 
-def test_readers_and_a_display_missing_at_boot_are_shown_and_the_others_play_on(memory_url, monkeypatch):
-    app, clock, chips, notifier = pi_app(memory_url, monkeypatch, missing={(1, 1), (1, 2)})
-    try:
-        assert app.display.failed and "i2c" in app.display.error.lower()  # no panel here: tolerated
-        app.loop.start()
-        app.readers.settle(1.0, clock.sleep)
-        app.loop.drain()
-        assert app.loop.table.notice == "Reader 4: SPI1 is off; Reader 5: SPI1 is off"
-        assert app.loop.table.view().notice == app.loop.table.notice
-        assert notifier.statuses[-1] == "Choosing a game; Reader 4: SPI1 is off; Reader 5: SPI1 is off"
-        assert Screen().render(app.loop.table.view()).tobytes() == app.display.image.tobytes()
-
-        chips["seat2"].place(FakeCard("04a1b2c3d4e5f6"))
-        clock.advance(0.01)
+def poll(app, clock, seconds):
+    for _ in range(round(seconds / 0.05)):
         app.readers.poll_once()
-        events = []
-        while not app.loop.events.empty():
-            events.append(app.loop.events.get())
-        assert [(e.reader, e.uid) for e in events] == [("seat2", "04a1b2c3d4e5f6")]  # the others read on
-    finally:
-        app.close()
+        clock.advance(0.05)
 
 
-def test_a_reader_that_works_again_leaves_the_screen_and_the_status(memory_url, monkeypatch):
-    app, clock, chips, notifier = pi_app(memory_url, monkeypatch)
-    try:
-        app.loop.start()
-        app.readers.settle(1.0, clock.sleep)
-        chips["seat2"].unplug()
-        for _ in range(5):
-            app.readers.poll_once()
-            clock.advance(0.05)
-        app.loop.drain()
-        assert notifier.statuses[-1] == "Choosing a game; Reader 3: not answering"
-        chips["seat2"].plug()
-        for _ in range(round(6 / 0.05)):
-            app.readers.poll_once()
-            clock.advance(0.05)
-        app.loop.drain()
-        assert notifier.statuses[-1] == "Choosing a game" and app.loop.table.view().notice == ""
-        assert [e for e in app.loop.events.queue if isinstance(e, ReaderStatus)] == []
-    finally:
-        app.close()
+def test_readers_and_a_display_missing_at_boot_are_shown_and_the_others_play_on(pi_app):
+    app, clock, chips, notifier = pi_app(missing={(1, 1), (1, 2)})
+    assert app.display.failed and "i2c" in app.display.error.lower()  # no panel here: tolerated
+    app.loop.start()
+    app.readers.settle(1.0, clock.sleep)
+    app.loop.drain()
+    assert app.loop.table.notice == "Reader 4: SPI1 is off; Reader 5: SPI1 is off"
+    assert app.loop.table.view().notice == app.loop.table.notice
+    assert notifier.statuses[-1] == "Choosing a game; Reader 4: SPI1 is off; Reader 5: SPI1 is off"
+    assert Screen().render(app.loop.table.view()).tobytes() == app.display.image.tobytes()
+
+    chips["seat2"].place(FakeCard("04a1b2c3d4e5f6"))
+    clock.advance(0.01)
+    app.readers.poll_once()
+    events = []
+    while not app.loop.events.empty():
+        events.append(app.loop.events.get())
+    assert [(e.reader, e.uid) for e in events] == [("seat2", "04a1b2c3d4e5f6")]  # the others read on
 
 
-def test_the_watchdog_is_not_pinged_while_the_readers_thread_is_dead(memory_url, monkeypatch):
-    app, clock, chips, notifier = pi_app(memory_url, monkeypatch)
-    try:
-        app.readers.start()
-        app.loop._ping()
-        assert notifier.pings == 1 and app.loop.unwell() == frozenset()
-        app.readers._stop.set()  # the thread ends as if it had died
-        app.readers._thread.join(10)
-        app.loop._ping()
-        assert notifier.pings == 1 and app.loop.unwell() == {"readers"}
-    finally:
-        app.close()
+def test_a_reader_that_works_again_leaves_the_screen_and_the_status(pi_app):
+    app, clock, chips, notifier = pi_app()
+    app.loop.start()
+    app.readers.settle(1.0, clock.sleep)
+    chips["seat2"].unplug()
+    poll(app, clock, 0.25)
+    app.loop.drain()
+    assert notifier.statuses[-1] == "Choosing a game; Reader 3: not answering"
+    chips["seat2"].plug()
+    poll(app, clock, 6.0)
+    app.loop.drain()
+    assert notifier.statuses[-1] == "Choosing a game" and app.loop.table.view().notice == ""
+    assert [e for e in app.loop.events.queue if isinstance(e, ReaderStatus)] == []
+
+
+def test_the_watchdog_is_not_pinged_while_the_readers_thread_is_dead(pi_app):
+    app, clock, chips, notifier = pi_app()
+    app.readers.start()
+    app.loop._ping()
+    assert notifier.pings == 1 and app.loop.unwell() == frozenset()
+    app.readers._stop.set()  # the thread ends as if it had died
+    app.readers._thread.join(10)
+    app.loop._ping()
+    assert notifier.pings == 1 and app.loop.unwell() == {"readers"}
