@@ -271,7 +271,8 @@ class FakeRc522:
         now = self.clock()
         if not self.plugged or self.in_reset or now < self.ready_at:
             return [self.floating] * len(data)
-        self._advance(now)
+        if self.pending is not None:
+            self._advance(now)
         if data[0] & 0x80:
             return [0] + [self._read((byte >> 1) & 0x3F) for byte in data[:-1]]
         register = (data[0] >> 1) & 0x3F
@@ -426,8 +427,9 @@ class FakeRc522:
         return not regs[COMMAND] & RCV_OFF and not regs[RX_MODE] & SPEED
 
     def _advance(self, now: float) -> None:
+        """The frame in flight at `now`: sent, answered or timed out."""
         pending, regs = self.pending, self.regs
-        if pending is None or now < pending["tx_end"]:
+        if now < pending["tx_end"]:
             return
         if "tx_done" not in pending:
             pending["tx_done"] = True
@@ -509,6 +511,7 @@ class FakeBus:
 
     def __init__(self, clock, transaction_cost: float = 30e-6):
         self.clock = clock
+        self.clock_advances = not isinstance(clock, WallClock)  # a fake clock takes each transfer's time
         self.transaction_cost = transaction_cost
         self.chips: dict[tuple[int, int], FakeRc522] = {}
         self.opened: list["FakeSpiDev"] = []
@@ -566,8 +569,10 @@ class FakeSpiDev:
 
     def xfer2(self, data: list[int]) -> list[int]:
         assert self.chip is not None and not self.closed, "transfer on a closed spidev handle"
-        self.bus_model.clock.advance(self.bus_model.transaction_cost + len(data) * 8 / self.max_speed_hz)
-        return self.chip.transfer(list(data))
+        bus = self.bus_model
+        if bus.clock_advances:
+            bus.clock.advance(bus.transaction_cost + len(data) * 8 / self.max_speed_hz)
+        return self.chip.transfer(data)
 
     xfer = xfer2
 
