@@ -1,9 +1,13 @@
 """The display base: one 128x64 one-bit screen that never stops the game when it fails.
 
-A back end implements `_open`, `_show` and `_close`. Every device error (an I2C `Errno 121`, a
-vanished SPI device, a full disk for PNG capture) is retried a few times, re-opening the device in
-between; if it still fails, the display is disabled with one logged warning and tried again once per
-`retry_after` seconds, so a loose cable that is fixed brings the screen back. Scoring goes on either way.
+A back end implements `_open`, `_show` and `_close`, and a panel also `_level` (contrast and power)
+and `_stale` (its frame is due to be sent again). The display holds what should be on the screen (the
+last frame and the level: lit, dimmed or off) and brings the device there. Every device error (an
+I2C `Errno 121`, a vanished SPI device, a full disk for PNG capture) is retried a few times,
+re-opening the device in between, and a re-opened device is given the level and the frame again; if
+it still fails, the display is disabled with one logged warning and tried again once per
+`retry_after` seconds (by `show`, `set_level` or `tick`), so a loose cable that is fixed brings the
+screen back. Scoring goes on either way.
 """
 
 import logging
@@ -15,6 +19,8 @@ from PIL import Image
 log = logging.getLogger(__name__)
 
 SIZE = (128, 64)
+#: lit as set up, dimmed (a low contrast), or off (the panel dark, its memory kept)
+LEVELS = ("on", "dim", "off")
 
 
 class Display:
@@ -26,6 +32,7 @@ class Display:
                  clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep):
         self.name = name
         self.image: Image.Image | None = None
+        self.level = "on"
         self.error: str | None = None
         self._attempts = attempts
         self._retry_after = retry_after
@@ -46,10 +53,17 @@ class Display:
     def _close(self, blank: bool) -> None:
         """Release the device, leaving the last image on it unless `blank`."""
 
+    def _level(self, level: str) -> None:
+        """Light the device at `level` (one of LEVELS); only panels have levels."""
+
+    def _stale(self) -> bool:
+        """True when the device's frame is due to be sent again (a panel's periodic full refresh)."""
+        return False
+
     # -- public ----------------------------------------------------------------------------------
     def open(self) -> None:
         """Open the device now (so a wiring fault is logged at start); failures are tolerated."""
-        self._attempt(None)
+        self._attempt(frame=False)
 
     def show(self, image: Image.Image) -> None:
         """Put a 128x64 mode "1" image on the screen; a device failure is logged, never raised.
@@ -60,7 +74,25 @@ class Display:
             raise ValueError(f"a frame must be a {SIZE[0]}x{SIZE[1]} mode '1' image, not {image.size} mode {image.mode!r}")
         self.image = image.copy()
         if not self._closed:
-            self._attempt(self.image)
+            self._attempt(frame=True)
+
+    def set_level(self, level: str) -> None:
+        """Light the screen, dim it or turn it off (LEVELS); frames shown meanwhile are kept."""
+        if level not in LEVELS:
+            raise ValueError(f"display level {level!r}: choose one of {', '.join(LEVELS)}")
+        if level != self.level:
+            self.level = level
+            if not self._closed:
+                self._attempt(level=True)
+
+    def touch(self) -> None:
+        """Someone used the table. A bare display has no idle dimming to end (DisplayThread has)."""
+
+    def tick(self) -> None:
+        """Let time pass: send the frame again when the device is due a refresh, or when it failed
+        and its retry time has come."""
+        if not self._closed and self.image is not None and (self.failed or self._stale()):
+            self._attempt(frame=True)
 
     @property
     def failed(self) -> bool:
@@ -80,7 +112,9 @@ class Display:
                 log.warning("display %s: closing failed: %s", self.name, _describe(error))
 
     # -- retry logic -----------------------------------------------------------------------------
-    def _attempt(self, image: Image.Image | None) -> None:
+    def _attempt(self, *, frame: bool = False, level: bool = False) -> None:
+        """Send the frame and/or the level to the device, (re)opening it first when needed; a
+        freshly opened device gets both, since its set-up cleared and lit it."""
         if self._disabled_at is not None:
             if self._clock() - self._disabled_at < self._retry_after:
                 return
@@ -95,8 +129,11 @@ class Display:
                 if not self._open_now:
                     self._open()
                     self._open_now = True
-                if image is not None:
-                    self._show(image)
+                    frame = level = True
+                if level:
+                    self._level(self.level)
+                if frame and self.image is not None:
+                    self._show(self.image)
             except Exception as error:  # any device fault: the table keeps playing without the screen
                 last = error
                 self._drop()
