@@ -5,8 +5,9 @@ buttons, the loop, and optionally the live web view.
 ask the loop to stop: it flushes the journal and leaves its last frame), then releases the display,
 the readers, the buttons and the web view, and returns the exit code. While it serves, faulthandler
 is on: when systemd's watchdog kills a stuck loop (SIGABRT), every thread's stack goes to stderr,
-i.e. to the system journal, and says where the loop was stuck. The readers' thread is watched the
-same way: while it is dead or stuck, the loop stops pinging the watchdog.
+i.e. to the system journal, and says where the loop was stuck. The display is driven by its own
+thread (drivers/display/sender.py); it and the readers' thread are watched the same way: while one
+of them is dead or stuck, the loop stops pinging the watchdog.
 
 Hardware never stops the start: a reader or a display that is missing, not permitted or silent is
 logged, shown, and retried while the table runs (a wrong profile is another matter: exit status 78).
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, TextIO
 
 from drivers.buttons import ButtonPanel, open_buttons
-from drivers.display import Display, open_display
+from drivers.display import DisplayThread, care_for, open_display
 from drivers.gpio_check import check_rpi_gpio
 from drivers.readers import ReaderGroup, open_readers
 
@@ -63,7 +64,7 @@ def check_gpio(profile: Profile) -> None:
 class App:
     profile: Profile
     loop: Loop
-    display: Display
+    display: DisplayThread
     readers: ReaderGroup
     buttons: ButtonPanel
     web: Any = None
@@ -79,8 +80,11 @@ class App:
         journal = Journal(client, profile.table.id)
         tags = TagMap(client, profile.table.id)
         table = Table(journal, tags, table_settings(profile), clock)
-        display = open_display(profile.display, stream=stream)
+        display = DisplayThread(open_display(profile.display, stream=stream), care=care_for(profile.display, clock),
+                                clock=clock)
+        display.start()
         loop = Loop(table, display, notifier=notifier or Notifier(), clock=clock, on_stop=profile.display.on_stop)
+        loop.watch("tablemate-display", display.alive)
         readers = open_readers(profile.readers, loop.post, timing=profile.reader_timing, clock=clock, sleep=sleep)
         loop.watch("readers", readers.alive)
         buttons = open_buttons(profile.buttons, loop.post, clock=clock)

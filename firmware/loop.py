@@ -93,10 +93,12 @@ class Loop:
         return going_on
 
     def idle(self) -> None:
-        """No input: let time pass for the table (flashes, store retries) and ping the watchdog."""
+        """No input: let time pass for the table (flashes, store retries) and for the display (idle
+        dimming, pixel shift, refresh), and ping the watchdog."""
         if self.table.tick():
             self.show()
             self._tell_ready()
+        self.display.tick()
         self._ping()
 
     def drain(self) -> bool:
@@ -118,11 +120,14 @@ class Loop:
         return True
 
     def handle(self, event: Any) -> None:
+        """One input; it also wakes an idle-dimmed display, and is taken as usual."""
         if isinstance(event, TagEvent):
             if event.kind != "arrived":
                 return
+            self.display.touch()
             self.table.tag(event.uid, event.seat)
         elif isinstance(event, ButtonEvent):
+            self.display.touch()
             if event.kind == "press":
                 self.table.press(event.role, event.seat)
             elif event.kind == "hold":
@@ -148,7 +153,7 @@ class Loop:
 
     def finish(self, wait_s: float = STOP_FLUSH_S) -> None:
         """Flush the journal (retrying for `wait_s` while Redis does not answer) and leave a last
-        frame: "paused", saying so when actions could not be saved, or a blank panel."""
+        frame: "paused", dimmed, saying so when actions could not be saved; or a blank panel."""
         self.notifier.stopping("Stopping")
         journal = self.table.journal
         deadline = time.monotonic() + wait_s
@@ -160,6 +165,7 @@ class Loop:
         if self.on_stop == "paused":
             lines = (f"{unsaved} action(s) NOT saved", "Redis did not answer") if unsaved else ("tablemate stopped", "Game kept")
             self.display.show(self.screen.render(MessageView("Paused", lines)))
+            self.display.set_level("dim")
 
     def _tell_ready(self) -> None:
         """READY=1 once, when the recovered game (or the game choice) is on the screen."""

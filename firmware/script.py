@@ -152,5 +152,6 @@ class VirtualTime(Hands):
             self.app.buttons.update()
             self.app.loop.drain()
             self.app.loop.idle()
+            self.app.display.wait()  # every frame is shown, as at a table's pace
             if self.clock.now >= end:
                 return

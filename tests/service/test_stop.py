@@ -142,7 +142,7 @@ def test_the_panel_keeps_the_paused_frame_or_is_blanked_and_every_pin_is_release
     display = {"driver": "dummy", "on_stop": on_stop}
     profile = load_profile(desktop_profile(tmp_path, store=memory_url, display=display))
     app = App.build(profile, notifier=Notifier(notify.address, "", ""))
-    panel = app.display.device  # luma's in-memory panel: it keeps what was last sent to it
+    panel = app.display.display.device  # luma's in-memory panel: it keeps what was last sent to it
     handlers = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
 
     assert serve_until(app, sig, notify) == 0
