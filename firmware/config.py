@@ -17,6 +17,16 @@ Sections and keys (defaults in brackets; every other key is an error):
                  bus, device   SPI bus [0] and chip select [0]; dc [24] and rst [25] GPIOs (interface spi)
                  rotate        0 | 180 [0]                (ssd1306, sh1106, dummy)
                  on_stop       paused | blank ["paused"]: what the panel shows once tablemate stops
+                 OLED care (ssd1306, sh1106, dummy): an unchanging lit frame burns an OLED in
+                 contrast      0-255, lit [the controller's own: ssd1306 207, sh1106 127]
+                 dim_contrast  0-255, dimmed [16]; below contrast
+                 dim_after_min minutes without a tap or press before the panel dims [10]; 0: never
+                 off_after_min ... before it turns off [60], more than dim_after_min; 0: never.
+                               Any tap or press lights it again (and counts as usual)
+                 shift_every_min the frame moves by a pixel every this many minutes [5]; 0: never
+                 stopped_off_after_min  after tablemate stops, the dimmed "paused" frame is turned
+                               off this many minutes later [10] by the service's companion unit
+                               tablemate-panel-off; 0: it stays (on_stop "paused" only)
                  png_dir       directory for numbered PNG frames (png; relative to this file)
                  png_scale     pixel size in the PNGs, 1-16 [1]            (png)
                  terminal_style braille | halfblock ["braille"]           (terminal)
@@ -65,7 +75,8 @@ import engines
 from drivers.buttons import ROLES, ButtonSpec
 from drivers.buttons import DRIVERS as BUTTON_DRIVERS
 from drivers.display import DRIVERS as DISPLAY_DRIVERS
-from drivers.display import INTERFACES, ON_STOP, ROTATIONS, STYLES, DisplaySpec
+from drivers.display import CARED, INTERFACES, ON_STOP, ROTATIONS, STYLES, DisplaySpec
+from drivers.display.panel import DEFAULT_CONTRAST
 from drivers.pins import BUS_PINS
 from drivers.readers import DEFAULT_GAIN_DB, GAINS_DB, ReaderSpec, ReaderTiming
 from drivers.readers import DRIVERS as READER_DRIVERS
@@ -312,8 +323,31 @@ class _Loader:
             values["terminal_style"] = section.choice("terminal_style", STYLES, "braille")
         else:
             section.refuse(("terminal_style",), f"to the {driver} display")
+        self.care(section, driver, values)
         section.done()
         return DisplaySpec(**values)
+
+    def care(self, section: _Section, driver: str, values: dict[str, Any]) -> None:
+        """The OLED care keys of [display] (a panel, or the dummy standing in for one)."""
+        keys = ("contrast", "dim_contrast", "dim_after_min", "off_after_min", "shift_every_min", "stopped_off_after_min")
+        if driver not in CARED:
+            section.refuse(keys, f"to the {driver} display (no OLED to care for)")
+            return
+        contrast = values["contrast"] = section.integer("contrast", None, low=0, high=255)
+        lit = DEFAULT_CONTRAST.get(driver, 255) if contrast is None else contrast
+        values["dim_contrast"] = section.integer("dim_contrast", min(16, lit - 1), low=0, high=255)
+        if values["dim_contrast"] >= lit:
+            section.fail("dim_contrast", f"{values['dim_contrast']} must be below the lit contrast ({lit})")
+        for key, default in (("dim_after_min", 10), ("off_after_min", 60)):
+            values[key] = section.integer(key, default, low=0, high=24 * 60)
+        if values["dim_after_min"] and values["off_after_min"] and values["off_after_min"] <= values["dim_after_min"]:
+            section.fail("off_after_min", f"{values['off_after_min']} must be more than dim_after_min "
+                                          f"({values['dim_after_min']}), or 0 for never")
+        values["shift_every_min"] = section.integer("shift_every_min", 5, low=0, high=24 * 60)
+        if values["on_stop"] == "paused":
+            values["stopped_off_after_min"] = section.integer("stopped_off_after_min", 10, low=0, high=7 * 24 * 60)
+        else:
+            section.refuse(("stopped_off_after_min",), 'with on_stop = "blank" (the panel is blanked at once)')
 
     def readers(self, seats: int) -> tuple[ReaderSpec, ...]:
         self.root.used.add("readers")

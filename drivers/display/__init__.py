@@ -11,13 +11,17 @@ in `png_dir`, for documentation: `display.paths`). Every back end keeps the last
 Screens are drawn with the bundled bitmap fonts: `drivers.display.fonts.font("small")`.
 """
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from .base import SIZE, Display
+from .base import LEVELS, SIZE, Display
+from .care import Care, shifted
 from .panel import PanelDisplay
 from .png import PngDisplay
+from .sender import DisplayThread
 from .terminal import STYLES, TerminalDisplay, render_text
 
 DRIVERS = ("ssd1306", "sh1106", "dummy", "terminal", "png")
@@ -25,8 +29,12 @@ INTERFACES = ("i2c", "spi")
 ROTATIONS = (0, 180)
 ON_STOP = ("paused", "blank")
 
-__all__ = ["DRIVERS", "INTERFACES", "ON_STOP", "ROTATIONS", "SIZE", "STYLES", "Display", "DisplaySpec",
-           "PanelDisplay", "PngDisplay", "TerminalDisplay", "open_display", "render_text"]
+#: the back ends that stand for an OLED panel, and so get its care (the dummy: in tests)
+CARED = ("ssd1306", "sh1106", "dummy")
+
+__all__ = ["CARED", "DRIVERS", "INTERFACES", "LEVELS", "ON_STOP", "ROTATIONS", "SIZE", "STYLES", "Care", "Display",
+           "DisplaySpec", "DisplayThread", "PanelDisplay", "PngDisplay", "TerminalDisplay", "care_for", "open_display",
+           "render_text", "shifted"]
 
 
 @dataclass(frozen=True)
@@ -36,7 +44,11 @@ class DisplaySpec:
     `port`/`address` are for I2C (/dev/i2c-<port>), `bus`/`device`/`dc`/`rst` for SPI
     (/dev/spidev<bus>.<device>, data/command and reset GPIOs). `rotate` (0 or 180 degrees, for a
     panel mounted upside down) applies to the panels only. `on_stop` tells the firmware whether to
-    leave a "paused" screen or blank the panel when it stops.
+    leave a "paused" screen (dimmed, and off after `stopped_off_after_min` through the service's
+    companion unit) or blank the panel when it stops. OLED care (panels, and the dummy in tests):
+    `contrast` lit (None: the controller's own as luma sets it), `dim_contrast` dimmed; dimmed after
+    `dim_after_min` and off after `off_after_min` without input, the frame shifted by a pixel every
+    `shift_every_min`; 0 turns a step off.
     """
 
     driver: str = "dummy"
@@ -48,10 +60,24 @@ class DisplaySpec:
     dc: int = 24
     rst: int = 25
     rotate: int = 0
+    contrast: int | None = None
+    dim_contrast: int = 0x10
+    dim_after_min: int = 10
+    off_after_min: int = 60
+    shift_every_min: int = 5
     on_stop: str = "paused"
+    stopped_off_after_min: int = 10
     png_dir: str | None = None
     png_scale: int = 1
     terminal_style: str = "braille"
+
+
+def care_for(spec: DisplaySpec, clock: Callable[[], float] = time.monotonic) -> Care | None:
+    """The idle care the spec asks for; None for a back end that is no OLED (terminal, PNG)."""
+    if spec.driver not in CARED:
+        return None
+    return Care(dim_after_s=spec.dim_after_min * 60, off_after_s=spec.off_after_min * 60,
+                shift_every_s=spec.shift_every_min * 60, clock=clock)
 
 
 def open_display(spec: DisplaySpec, *, stream: TextIO | None = None, serial_interface: Any = None,

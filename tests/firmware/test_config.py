@@ -150,11 +150,21 @@ def test_relative_png_dir_is_relative_to_the_profile(tmp_path):
     assert Path(profile.display.png_dir) == tmp_path / "frames" and profile.display.png_scale == 4
 
 
+def test_oled_care_keys_are_read_and_0_turns_a_step_off(tmp_path):
+    keys = 'driver = "sh1106"\ncontrast = 200\ndim_contrast = 0\ndim_after_min = 0\noff_after_min = 30\nshift_every_min = 0\nstopped_off_after_min = 0'
+    display = load_profile(write(tmp_path, replace('driver = "dummy"', keys))).display
+    assert (display.contrast, display.dim_contrast, display.dim_after_min, display.off_after_min,
+            display.shift_every_min, display.stopped_off_after_min) == (200, 0, 0, 30, 0, 0)
+
+
 def test_defaults_and_hints_per_game(tmp_path):
     profile = load_profile(write(tmp_path, BASE + '\n[hints]\nenabled = false\n[hints.games]\ntaj_mahal = true\n'))
     assert profile.reader_timing.poll_ms == 50 and profile.reader_timing.gap_ms == 500
     assert profile.buttons.bounce_ms == 20 and profile.buttons.hold_ms == 800
     assert profile.web.enabled is False and profile.display.on_stop == "paused"
+    display = profile.display
+    assert (display.contrast, display.dim_contrast, display.dim_after_min, display.off_after_min,
+            display.shift_every_min, display.stopped_off_after_min) == (None, 16, 10, 60, 5, 10)
     assert profile.hints.enabled_for("taj_mahal") is True and profile.hints.enabled_for("mongols") is False
     assert profile.readers[0] == ReaderSpec("a", "mfrc522", 0, 0, 0, 25, 1_000_000, gain_db=43)
 
@@ -179,7 +189,7 @@ def test_a_toml_syntax_error_gives_the_line(tmp_path):
 
 @pytest.mark.parametrize("text, fragments", [
     (BASE + "\n[colours]\nfg = 1\n", ("colours: unknown section",)),
-    (replace('driver = "dummy"', 'driver = "dummy"\ncontrast = 3'), ("display.contrast: unknown key",)),
+    (replace('driver = "dummy"', 'driver = "dummy"\nbrightness = 3'), ("display.brightness: unknown key",)),
     (replace('id = "t1"', 'id = "t1"\nname = "x"'), ("table.name: unknown key",)),
     (replace("ok = 26", "ok = 26\nmenu = 4"), ("buttons.pins.menu: unknown key",)),
     (replace('seat = "shared"', 'seat = "shared"\ncolour = "red"'), ("readers[1].colour: unknown key",)),
@@ -238,6 +248,20 @@ def test_missing_required_keys_are_named(tmp_path, text, fragments):
     (replace('driver = "dummy"', 'driver = "ssd1306"\naddress = 0x99'), ("display.address: 153 is outside 3..119",)),
     (replace('driver = "dummy"', 'driver = "sh1106"\ninterface = "spi"\nbus = 1\ndevice = 3'),
      ("display.device: 3 is not one of 0, 1, 2",)),
+    (replace('driver = "dummy"', 'driver = "terminal"\ndim_after_min = 5'),
+     ("display.dim_after_min: does not apply to the terminal display (no OLED to care for)",)),
+    (replace('driver = "dummy"', 'driver = "ssd1306"\ncontrast = 256'), ("display.contrast: 256 is outside 0..255",)),
+    (replace('driver = "dummy"', 'driver = "sh1106"\ndim_contrast = 127'),
+     ("display.dim_contrast: 127 must be below the lit contrast (127)",)),
+    (replace('driver = "dummy"', 'driver = "ssd1306"\ncontrast = 40\ndim_contrast = 40'),
+     ("display.dim_contrast: 40 must be below the lit contrast (40)",)),
+    (replace('driver = "dummy"', 'driver = "ssd1306"\ndim_after_min = 30\noff_after_min = 30'),
+     ("display.off_after_min: 30 must be more than dim_after_min (30), or 0 for never",)),
+    (replace('driver = "dummy"', 'driver = "ssd1306"\noff_after_min = -1'), ("display.off_after_min: -1 is outside 0..1440",)),
+    (replace('driver = "dummy"', 'driver = "ssd1306"\nshift_every_min = "often"'),
+     ("display.shift_every_min: must be an integer, not a string",)),
+    (replace('driver = "dummy"', 'driver = "ssd1306"\non_stop = "blank"\nstopped_off_after_min = 5'),
+     ("display.stopped_off_after_min: does not apply with on_stop = \"blank\"",)),
     (replace('driver = "mock"\nseat = "shared"', 'driver = "pn532"\nseat = "shared"'),
      ("readers[1].driver: 'pn532' is not one of mock, mfrc522",)),
     (replace('driver = "mock"\nseat = "shared"', 'driver = "mock"\nseat = "shared"\nrst = 4'),
