@@ -1,7 +1,8 @@
 """`tablemate doctor`: is everything the table needs answering? Each check says so in plain words.
 
 Redis reachable, with AOF on and `appendfsync always` (or the in-memory desktop store); every reader
-answering (an RC522 with its chip version and receiver gain); the display answering; RPi.GPIO being rpi-lgpio's; the user in the groups that own the
+answering (an RC522 with its chip version and receiver gain); the display answering, and for an I2C
+panel the bus speed (400 kHz wanted); RPi.GPIO being rpi-lgpio's; the user in the groups that own the
 devices; and the service's state. Run it with the service stopped: they would claim the same GPIO.
 Exit status 0 when nothing is wrong, 1 otherwise.
 """
@@ -13,12 +14,14 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, TextIO
 
 from PIL import Image
 
 from drivers.buttons import ButtonError, open_buttons
 from drivers.display import open_display
+from drivers.display.panel import i2c_bus_hz
 from drivers.gpio_check import check_rpi_gpio
 from drivers.readers import ReaderError, open_readers
 
@@ -93,6 +96,25 @@ def check_display(profile: Profile) -> list[Finding]:
             display.close(blank=True)
 
 
+#: the I2C clock the panels are driven at (systemd/install.sh sets it: dtparam=i2c_arm_baudrate)
+I2C_HZ = 400_000
+
+
+def check_i2c_speed(profile: Profile, root: Path = Path("/")) -> list[Finding]:
+    """The clock of an I2C panel's bus: at the Pi's default 100 kHz a frame takes four times longer."""
+    spec = profile.display
+    if spec.driver not in ("ssd1306", "sh1106") or spec.interface != "i2c":
+        return []
+    hz = i2c_bus_hz(spec.port, root)
+    if hz is None:
+        return [Finding(True, f"I2C bus {spec.port}: speed unknown (the kernel names none: not a Raspberry Pi?)")]
+    speed = f"I2C bus {spec.port} runs at {hz / 1000:g} kHz"
+    if hz < I2C_HZ:
+        return [Finding(False, f"{speed}: the display's frames take {I2C_HZ / hz:.1f} x longer than at 400 kHz; "
+                               "sudo systemd/install.sh sets dtparam=i2c_arm_baudrate=400000 (then reboot)")]
+    return [Finding(True, speed)]
+
+
 def check_buttons(profile: Profile) -> list[Finding]:
     try:
         open_buttons(profile.buttons, lambda event: None).close()
@@ -130,7 +152,8 @@ def check_service() -> list[Finding]:
     return [Finding(True, f"service tablemate: {state} (run the doctor with it stopped; journalctl -u tablemate shows its log)")]
 
 
-CHECKS: tuple[Callable[[Profile], list[Finding]], ...] = (check_store, check_readers, check_display, check_buttons, check_gpio, check_groups)
+CHECKS: tuple[Callable[[Profile], list[Finding]], ...] = (check_store, check_readers, check_display, check_i2c_speed,
+                                                          check_buttons, check_gpio, check_groups)
 
 
 def run_checks(profile: Profile, out: TextIO = sys.stdout) -> int:

@@ -64,3 +64,21 @@ def test_an_rc522_answers_with_its_chip_version_and_receiver_gain(tmp_path, monk
     code, out = doctor(tmp_path, text)
     assert "ok: reader seat0 (mfrc522, seat 0): answers: FM17522 clone (0x88), receiver gain 48 dB" in out
     factory.close()
+
+
+def test_the_i2c_bus_speed_is_read_from_the_device_tree_and_unknown_elsewhere(tmp_path):
+    from firmware.doctor import Finding, check_i2c_speed
+
+    path = tmp_path / "profile.toml"
+    display = 'driver = "terminal"                            # the 128x64 frame drawn in this terminal\n'
+    path.write_text(DESKTOP.replace(display, 'driver = "ssd1306"\n').replace('terminal_style = "braille"', "#"))
+    profile = load_profile(path)
+    root = tmp_path / "root"
+    assert check_i2c_speed(profile, root)[0].text.startswith("I2C bus 1: speed unknown")
+    node = root / "sys/class/i2c-adapter/i2c-1/of_node"
+    node.mkdir(parents=True)
+    (node / "clock-frequency").write_bytes((100_000).to_bytes(4, "big"))  # the Pi's default
+    slow = check_i2c_speed(profile, root)[0]
+    assert not slow.ok and "runs at 100 kHz" in slow.text and "i2c_arm_baudrate=400000" in slow.text
+    (node / "clock-frequency").write_bytes(bytes.fromhex("00061a80"))  # 400000, as dtparam sets it
+    assert check_i2c_speed(profile, root) == [Finding(True, "I2C bus 1 runs at 400 kHz")]

@@ -204,7 +204,9 @@ def test_dry_run_prints_every_step_and_changes_nothing(system, redis_port):
                      "would write /etc/redis/tablemate.conf", "include /etc/redis/tablemate.conf",
                      "would run: useradd --system --user-group --home-dir /var/lib/tablemate",
                      "would write /etc/tablemate/pi.toml", "would run: python3 -m venv",
+                     "dtparam=i2c_arm_baudrate=400000",
                      f"--no-deps {MFRC522[0]}", "would write /etc/systemd/system/tablemate.service",
+                     "would write /etc/systemd/system/tablemate-panel-off.service",
                      "would run: systemctl enable tablemate.service", "REBOOT NEEDED",
                      "would write /etc/systemd/system/tablemate-backup.timer", "would run: systemctl enable tablemate-backup.timer",
                      "Dry run: nothing was changed"):
@@ -222,7 +224,12 @@ def test_install_sets_up_a_fresh_pi_and_asks_for_the_reboot(system, redis_port):
     config_txt = (root / "boot/firmware/config.txt").read_text()
     assert config_txt.startswith(BOOKWORM_CONFIG_TXT)
     assert {"dtparam=i2c_arm=on", "dtparam=spi=on", "dtoverlay=spi1-3cs"} <= set(config_txt.splitlines())
-    assert config_txt.rstrip().endswith("[all]\n# tablemate (systemd/install.sh): display on I2C, readers on SPI0 and SPI1\ndtoverlay=spi1-3cs")
+    assert config_txt.rstrip().endswith("[all]\n# tablemate (systemd/install.sh): display on I2C at 400 kHz, readers on SPI0 "
+                                        "and SPI1\ndtparam=i2c_arm_baudrate=400000\ndtoverlay=spi1-3cs")
+    assert "the I2C bus was set to 400 kHz" in out
+    for unit in ("tablemate.service", "tablemate-panel-off.service"):
+        assert (root / "etc/systemd/system" / unit).read_bytes() == (system.repo / "systemd" / unit).read_bytes()
+    assert not (root / "etc/systemd/system/multi-user.target.wants/tablemate-panel-off.service").exists()
     passwd = {row.split(":")[0]: row.split(":") for row in (root / "etc/passwd").read_text().splitlines()}
     assert passwd["tablemate"][5:] == ["/var/lib/tablemate", "/usr/sbin/nologin"]
     groups = {row.split(":")[0]: row.split(":")[3].split(",") for row in (root / "etc/group").read_text().splitlines()}
@@ -349,7 +356,8 @@ def test_without_raspi_config_the_installer_edits_config_txt_itself(system):
     (system.bin / "raspi-config").unlink()
     out = ok(system.install())
     added = (system.root / "boot/firmware/config.txt").read_text()[len(BOOKWORM_CONFIG_TXT):]
-    assert added.splitlines()[-3:] == ["dtparam=i2c_arm=on", "dtparam=spi=on", "dtoverlay=spi1-3cs"]
+    assert added.splitlines()[-4:] == ["dtparam=i2c_arm=on", "dtparam=i2c_arm_baudrate=400000", "dtparam=spi=on",
+                                       "dtoverlay=spi1-3cs"]
     assert (system.root / "etc/modules-load.d/tablemate-i2c.conf").read_text().splitlines()[-1] == "i2c-dev"
     assert "I2C (the display) was turned on" in out
     before = system.tree()
@@ -366,6 +374,21 @@ def test_existing_bus_settings_and_another_spi1_overlay_are_respected(system):
     assert config.read_text() == before
     assert "another SPI1 overlay" in result.stderr
     assert not any(call[0] == "raspi-config" for call in system.calls())
+
+
+def test_an_i2c_speed_the_owner_set_is_left_with_a_warning_and_400_khz_is_kept(system):
+    config = system.root / "boot/firmware/config.txt"
+    config.write_text(BOOKWORM_CONFIG_TXT + "dtparam=i2c_arm=on\ndtparam=i2c_arm_baudrate=100000\n")
+    result = system.install()
+    ok(result)
+    assert "sets i2c_arm_baudrate=100000" in result.stderr
+    assert "i2c_arm_baudrate=400000" not in config.read_text()
+    assert "the I2C bus was set to 400 kHz" not in result.stdout
+    config.write_text(BOOKWORM_CONFIG_TXT + "dtparam=i2c_arm=on\ndtparam=spi=on\ndtoverlay=spi1-3cs\ndtparam=i2c_arm_baudrate=400000\n")
+    before = config.read_text()
+    result = system.install()
+    assert "ok: the I2C bus runs at 400 kHz" in ok(result) and "sets i2c" not in result.stderr
+    assert config.read_text() == before
 
 
 def test_a_machine_that_is_not_a_pi_is_refused_unless_forced(system):
