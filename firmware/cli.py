@@ -12,6 +12,7 @@
     tablemate restore FILE                                        a backup checked whole, then brought back
     tablemate web [--bind ADDR] [--port N]                        the read-only live view
     tablemate doctor                                              is everything answering?
+    tablemate panel-off                                           the stopped table's panel, off later
 
 A bad profile exits with status 78 (EX_CONFIG), which the service unit does not restart on.
 """
@@ -260,6 +261,17 @@ def _doctor(args: argparse.Namespace) -> int:
     return run_checks(load_profile(args.config))
 
 
+def _panel_off(args: argparse.Namespace) -> int:
+    from drivers.display.panel import off_after_stop
+
+    try:
+        print(off_after_stop(load_profile(args.config).display))
+    except OSError as error:
+        print(f"tablemate: the display does not answer: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def _at_least_one(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"{text!r} is not a count of at least 1")
@@ -334,6 +346,8 @@ def parser() -> argparse.ArgumentParser:
     web.add_argument("--bind", help="the address to serve on (default: the profile's [web] bind)")
     web.add_argument("--port", type=int, help="the port (default: the profile's [web] port)")
     command("doctor", _doctor, "check that Redis, the readers, the display and the GPIO answer")
+    command("panel-off", _panel_off, "after tablemate stopped: wait [display] stopped_off_after_min, then "
+                                     "turn the panel off (systemd/tablemate-panel-off.service runs it)")
     return top
 
 

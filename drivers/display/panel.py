@@ -12,6 +12,10 @@ memory kept, so lighting it again (AFh) needs no new frame.
 """
 
 import contextlib
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from .base import SIZE, Display
@@ -20,6 +24,10 @@ from .base import SIZE, Display
 REFRESH_S = 60.0
 #: luma's own contrast for each controller (its set-up sends it), used when the profile sets none
 DEFAULT_CONTRAST = {"ssd1306": 0xCF, "sh1106": 0x7F}
+#: "display off" (sleep: the panel goes dark, its memory and settings kept) on both controllers
+DISPLAY_OFF = 0xAE
+
+log = logging.getLogger(__name__)
 
 
 class PanelDisplay(Display):
@@ -44,21 +52,13 @@ class PanelDisplay(Display):
             self.device = dummy(width=SIZE[0], height=SIZE[1], rotate=rotate, mode="1")
             return
         controller = {"ssd1306": Ssd1306, "sh1106": Sh1106}[self.spec.driver]
-        serial = self._serial_interface or self._make_serial()
+        serial = self._serial_interface or make_serial(self.spec)
         try:
             self.device = controller(serial, width=SIZE[0], height=SIZE[1], rotate=rotate)
         except Exception:
             with contextlib.suppress(Exception):  # the initialisation already failed; release what we hold
                 serial.cleanup()
             raise
-
-    def _make_serial(self) -> Any:
-        from luma.core.interface.serial import i2c, spi
-
-        spec = self.spec
-        if spec.interface == "i2c":
-            return i2c(port=spec.port, address=spec.address)
-        return spi(port=spec.bus, device=spec.device, gpio_DC=spec.dc, gpio_RST=spec.rst, bus_speed_hz=8_000_000)
 
     def _show(self, image) -> None:
         if self._stale():
@@ -83,6 +83,52 @@ class PanelDisplay(Display):
         device, self.device = self.device, None
         device.persist = not blank
         device.cleanup()
+
+
+def make_serial(spec: Any) -> Any:
+    """luma's serial interface to the panel the spec names."""
+    from luma.core.interface.serial import i2c, spi
+
+    if spec.interface == "i2c":
+        return i2c(port=spec.port, address=spec.address)
+    return spi(port=spec.bus, device=spec.device, gpio_DC=spec.dc, gpio_RST=spec.rst, bus_speed_hz=8_000_000)
+
+
+def off_after_stop(spec: Any, *, serial_interface: Any = None, sleep: Callable[[float], None] = time.sleep) -> str:
+    """After tablemate stopped leaving its dimmed "paused" frame: wait `stopped_off_after_min`, then
+    turn the panel off. Only the "display off" command is sent, through luma's serial interface: luma's
+    device set-up would clear the panel first. Returns what was done; a panel that does not answer
+    raises OSError naming it.
+
+    The service's companion unit (systemd/tablemate-panel-off.service) runs this once tablemate has
+    stopped cleanly; starting tablemate again stops it, so it never darkens a panel in use."""
+    if spec.driver not in DEFAULT_CONTRAST:
+        return f"the {spec.driver} display is no panel: nothing to turn off"
+    if spec.on_stop != "paused" or not spec.stopped_off_after_min:
+        return "the profile leaves the panel as tablemate left it (on_stop, stopped_off_after_min)"
+    sleep(spec.stopped_off_after_min * 60)
+    try:
+        serial = serial_interface or make_serial(spec)
+        try:
+            serial.command(DISPLAY_OFF)
+        finally:
+            serial.cleanup()
+    except Exception as error:  # luma's DeviceNotFoundError and friends, OSError from the bus
+        raise OSError(f"{_describe_spec(spec)}: {error}") from error
+    return f"{_describe_spec(spec)}: turned off {spec.stopped_off_after_min} min after tablemate stopped"
+
+
+def i2c_bus_hz(port: int, root: Path = Path("/")) -> int | None:
+    """The clock of I2C bus `port` as the device tree sets it (dtparam=i2c_arm_baudrate on a Pi: a
+    big-endian 32-bit number), or None where the kernel does not say (off a Pi, no device tree)."""
+    for adapter in (f"sys/class/i2c-adapter/i2c-{port}", f"sys/bus/i2c/devices/i2c-{port}"):
+        try:
+            value = (root / adapter / "of_node" / "clock-frequency").read_bytes()
+        except OSError:
+            continue
+        if len(value) == 4:
+            return int.from_bytes(value, "big")
+    return None
 
 
 def _describe_spec(spec: Any) -> str:

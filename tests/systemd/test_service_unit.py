@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 UNIT = Path(__file__).parents[2] / "systemd" / "tablemate.service"
+COMPANION = UNIT.with_name("tablemate-panel-off.service")
 PROGRAM = "/opt/tablemate/venv/bin/tablemate"
 ANALYZE = shutil.which("systemd-analyze")
 needs_analyze = pytest.mark.skipif(ANALYZE is None, reason="systemd-analyze is not installed (.ci/run installs systemd)")
@@ -34,11 +35,11 @@ def settings(text: str) -> dict[tuple[str, str], list[str]]:
     return found
 
 
-def verifiable_copy(tmp_path: Path, text: str) -> Path:
+def verifiable_copy(tmp_path: Path, text: str, name: str = UNIT.name) -> Path:
     program = tmp_path / "tablemate"
     program.write_text("#!/bin/sh\n")
     program.chmod(0o755)
-    copy = tmp_path / "tablemate.service"
+    copy = tmp_path / name
     copy.write_text(text.replace(f"ExecStart={PROGRAM} ", f"ExecStart={program} "))
     return copy
 
@@ -48,8 +49,9 @@ def verify(unit: Path) -> subprocess.CompletedProcess:
 
 
 @needs_analyze
-def test_systemd_analyze_verify_is_silent(tmp_path):
-    result = verify(verifiable_copy(tmp_path, UNIT.read_text()))
+@pytest.mark.parametrize("unit", [UNIT, COMPANION], ids=lambda unit: unit.name)
+def test_systemd_analyze_verify_is_silent(tmp_path, unit):
+    result = verify(verifiable_copy(tmp_path, unit.read_text(), unit.name))
     assert (result.returncode, result.stdout + result.stderr) == (0, "")
 
 
@@ -62,9 +64,10 @@ def test_verify_speaks_up_about_a_broken_unit(tmp_path, change):
 
 
 @needs_analyze
-def test_exposure_stays_at_most_2_0(tmp_path):
+@pytest.mark.parametrize("unit", [UNIT, COMPANION], ids=lambda unit: unit.name)
+def test_exposure_stays_at_most_2_0(tmp_path, unit):
     """systemd's own score of the sandbox (0 = locked down, 10 = none); 2.0 leaves room for the devices."""
-    unit = verifiable_copy(tmp_path, UNIT.read_text())
+    unit = verifiable_copy(tmp_path, unit.read_text(), unit.name)
     result = subprocess.run([ANALYZE, "security", "--offline=true", "--threshold=20", str(unit)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout.splitlines()[-1]
 
@@ -87,3 +90,16 @@ def test_the_unit_keeps_what_the_table_needs():
     assert set(service["Environment"]) >= {"LG_WD=/run/tablemate", "PYTHONUNBUFFERED=1"}
     assert service["StandardOutput"] == ["journal"] and service["StandardError"] == ["journal"]
     assert unit[("Install", "WantedBy")] == ["multi-user.target"]
+
+
+def test_a_clean_stop_hands_the_display_to_the_companion_that_turns_it_off_later():
+    """tablemate's processes are gone once it stopped, so a unit of its own waits [display]
+    stopped_off_after_min and turns the panel off; starting tablemate stops that unit first."""
+    unit, companion = settings(UNIT.read_text()), settings(COMPANION.read_text())
+    assert unit[("Unit", "OnSuccess")] == [COMPANION.name] and unit[("Unit", "OnSuccessJobMode")] == ["fail"]
+    assert unit[("Unit", "Conflicts")] == [COMPANION.name]
+    service = {key: values for (section, key), values in companion.items() if section == "Service"}
+    assert service["ExecStart"] == [f"{PROGRAM} panel-off --config /etc/tablemate/pi.toml"]
+    assert service["User"] == ["tablemate"] and service["SupplementaryGroups"] == ["gpio spi i2c"]
+    assert service["DevicePolicy"] == ["closed"] and "char-i2c rw" in service["DeviceAllow"]
+    assert ("Install", "WantedBy") not in companion  # nothing but tablemate's stop starts it
