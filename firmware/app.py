@@ -80,8 +80,8 @@ class App:
         journal = Journal(client, profile.table.id)
         tags = TagMap(client, profile.table.id)
         table = Table(journal, tags, table_settings(profile), clock)
-        display = DisplayThread(open_display(profile.display, stream=stream), care=care_for(profile.display, clock),
-                                clock=clock)
+        display = DisplayThread(open_display(profile.display, stream=stream, clock=clock),
+                                care=care_for(profile.display, clock), clock=clock)
         display.start()
         loop = Loop(table, display, notifier=notifier or Notifier(), clock=clock, on_stop=profile.display.on_stop)
         loop.watch("tablemate-display", display.alive)
