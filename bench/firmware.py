@@ -6,8 +6,9 @@ built from the demos' profile (mock readers, gpiozero's mock buttons, luma's dum
 - Tap to frame: a 5-player Taj Mahal game (a bot game of tests/e2e/games.py) is half played into the
   journal; the appliance recovers it and its loop runs in its own thread, the readers polled by
   theirs, as in `tablemate run`. The player to move taps a card on their mock reader: the time runs
-  from `MockReader.tap()` to the return of the `display.show()` that draws the frame this tap caused
-  (the engine, the XADD with its fsync, the publish and the drawing are all inside). Each accepted
+  from `MockReader.tap()` to the return of the `display.show()` that hands the frame this tap caused
+  to the display thread (the engine, the XADD with its fsync, the publish and the drawing are all
+  inside; the wire is measured below). Each accepted
   play is then undone (an undo press handed to the loop), so every tap is the same mid-game move.
 - Recovery: the complete 12-round game in the journal; `App.build` and `loop.start()` (tag map,
   XRANGE, replay of 260 actions, the first frame), as at power-on once Python has started.
@@ -23,8 +24,8 @@ built from the demos' profile (mock readers, gpiozero's mock buttons, luma's dum
   (everything on the bus from one accepted action to the next: its frames, the chooser's steps and
   flashes in between, the periodic refreshes), also as a share of a full frame as luma sends it; and
   the modelled tap-to-photon of every input that changed the screen: the software time measured
-  from the loop taking the input to the last byte handed to the bus (engine, XADD with its fsync,
-  drawing, the transfer's own work), plus the time the input's bytes take on the wire at 100 kHz (the
+  from the loop taking the input to the last byte the display thread hands to the bus (engine, XADD
+  with its fsync, drawing, the hand-over, working out the changed bytes), plus the time the input's bytes take on the wire at 100 kHz (the
   Pi's default) and at 400 kHz. The reader's poll interval (up to poll_ms before a tap is seen) comes
   on top and is the same for any display.
 
@@ -257,7 +258,8 @@ class Wire:
         self.inputs: list[tuple[float, int]] = []  # (software seconds, wire bytes) of inputs that drew
         self.action_marks: list[int] = []  # bus positions where an accepted action's input began
         self.actions = 0
-        panel, journal, handle = app.display, app.loop.table.journal, app.loop.handle
+        screen, journal, handle = app.display, app.loop.table.journal, app.loop.handle
+        panel = screen.display  # the panel behind the display thread
         show, append = panel._show, journal.append
 
         def frame(image) -> None:
@@ -272,6 +274,8 @@ class Wire:
         def handling(event) -> None:
             mark, actions, started = bus.mark(), self.actions, time.perf_counter()
             handle(event)
+            if not screen.wait(WAIT_S):  # the display thread sends the frame: until its last byte
+                raise RuntimeError(f"the display thread did not send the frame of {event!r}")
             sent = bus.since(mark)
             if self.actions > actions:
                 self.action_marks.append(mark)
@@ -334,8 +338,10 @@ def run() -> dict:
             figures = {"store": "redis-server on loopback (AOF, appendfsync always)"}
             figures.update(tap_to_frame(redis.url))
             figures.update(recovery(redis.url))
-            figures["wire"] = wire(redis.url)
+            # before the wire part: Linux keeps the peak RSS across fork and exec, so a child started
+            # by a big parent reports the parent's size
             with_web, without_web = peak_rss(redis.url, web=True), peak_rss(redis.url, web=False)
+            figures["wire"] = wire(redis.url)
         finally:
             redis.stop()
     figures["full_game_actions"] = with_web["actions"]

@@ -1,7 +1,7 @@
 """The display base: one 128x64 one-bit screen that never stops the game when it fails.
 
-A back end implements `_open`, `_show` and `_close`, and a panel also `_level` (contrast and power)
-and `_stale` (its frame is due to be sent again). The display holds what should be on the screen (the
+A back end implements `_open`, `_show` and `_close`, and a panel also `_level` (contrast and power),
+`_stale` (its frame is due to be sent again whole) and `_refresh` (send the next frame whole). The display holds what should be on the screen (the
 last frame and the level: lit, dimmed or off) and brings the device there. Every device error (an
 I2C `Errno 121`, a vanished SPI device, a full disk for PNG capture) is retried a few times,
 re-opening the device in between, and a re-opened device is given the level and the frame again; if
@@ -57,8 +57,11 @@ class Display:
         """Light the device at `level` (one of LEVELS); only panels have levels."""
 
     def _stale(self) -> bool:
-        """True when the device's frame is due to be sent again (a panel's periodic full refresh)."""
+        """True when the device's frame is due to be sent again whole (a panel's periodic refresh)."""
         return False
+
+    def _refresh(self) -> None:
+        """Make the next frame go whole (a panel that otherwise sends only what changed)."""
 
     # -- public ----------------------------------------------------------------------------------
     def open(self) -> None:
@@ -91,7 +94,12 @@ class Display:
     def tick(self) -> None:
         """Let time pass: send the frame again when the device is due a refresh, or when it failed
         and its retry time has come."""
-        if not self._closed and self.image is not None and (self.failed or self._stale()):
+        if self._closed or self.image is None:
+            return
+        if self.failed:
+            self._attempt(frame=True)
+        elif self._open_now and self._stale():
+            self._refresh()
             self._attempt(frame=True)
 
     @property

@@ -5,9 +5,9 @@ luma imports smbus2 (I2C) or spidev and RPi.GPIO (SPI: D/C and reset lines) only
 interface is built, i.e. only here and only on the Pi.
 
 The panels send only the bytes of a frame that changed (drivers/display/pages.py); the whole frame
-goes again at set-up, after any fault (the device is re-opened), and at the first frame or tick once
-REFRESH_S have passed since the last whole one, so a glitch on the bus never leaves a wrong image
-for long. Dimmed, the panel's contrast drops to `dim_contrast`; off, it is put to sleep (AEh), its
+goes at set-up, after any fault (the device is re-opened), and again from `tick()` once REFRESH_S
+have passed since the last whole one, so a glitch on the bus never leaves a wrong image for long.
+The refresh rides on the display's idle ticks, never on a frame a tap caused, which stays small. Dimmed, the panel's contrast drops to `dim_contrast`; off, it is put to sleep (AEh), its
 memory kept, so lighting it again (AFh) needs no new frame.
 """
 
@@ -61,14 +61,15 @@ class PanelDisplay(Display):
             raise
 
     def _show(self, image) -> None:
-        if self._stale():
-            self.device.forget()
         self.device.display(image)
         if getattr(self.device, "sent_whole", False):
             self._whole_at = self._clock()
 
     def _stale(self) -> bool:
         return self._whole_at is not None and self._clock() - self._whole_at >= self._refresh_s
+
+    def _refresh(self) -> None:
+        self.device.forget()
 
     def _level(self, level: str) -> None:
         if level == "off":
