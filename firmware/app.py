@@ -32,7 +32,7 @@ from .loop import Loop
 from .sdnotify import Notifier
 from .store import connect
 from .table import Table, TableSettings
-from .tagmap import TagMap
+from .tagmap import TagEntry, TagMap
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +45,8 @@ def table_settings(profile: Profile) -> TableSettings:
         game=profile.table.game,
         hints=profile.hints,
         boards=Boards(profile.boards.dir),
+        store_url=None if profile.store.url.startswith("memory://") else profile.store.url,
+        require_aof=profile.store.require_aof,
     )
 
 
@@ -72,14 +74,15 @@ class App:
     @classmethod
     def build(cls, profile: Profile, *, clock: Callable[[], float] = time.monotonic,
               sleep: Callable[[float], None] = time.sleep, stream: TextIO | None = None,
-              notifier: Notifier | None = None, web: bool | None = None) -> "App":
+              notifier: Notifier | None = None, web: bool | None = None,
+              tags: dict[str, TagEntry] | None = None) -> "App":
         """Open everything the profile names. `clock` and `sleep` are the time the loop and the drivers
-        see (virtual-time scripts and tests replace them)."""
+        see (virtual-time scripts and tests replace them); `tags` (from tag files) are enrolled once
+        the store answers."""
         check_gpio(profile)
         client = connect(profile.store.url)
         journal = Journal(client, profile.table.id)
-        tags = TagMap(client, profile.table.id)
-        table = Table(journal, tags, table_settings(profile), clock)
+        table = Table(journal, TagMap(client, profile.table.id), table_settings(profile), clock, imports=tags)
         display = DisplayThread(open_display(profile.display, stream=stream, clock=clock),
                                 care=care_for(profile.display, clock), clock=clock)
         display.start()

@@ -4,6 +4,8 @@
     tablemate demo [GAME]                                         a recorded game, mocked hardware
     tablemate status [--json]                                     the current game of the table
     tablemate log export [GID]                                    a game log as JSON (header + actions)
+    tablemate log check [GID]                                     every damaged entry of a game (all games)
+    tablemate log repair GID --truncate-at ENTRY                  cut a damaged game back, keeping a backup
     tablemate replay FILE [--json]                                the scores of a game log file
     tablemate tags list | export FILE | import FILE | forget UID  the enrolled tag map
     tablemate manifest GAME [--json]                              a game's components: what to tag and enrol
@@ -14,7 +16,9 @@
     tablemate doctor                                              is everything answering?
     tablemate panel-off                                           the stopped table's panel, off later
 
-A bad profile exits with status 78 (EX_CONFIG), which the service unit does not restart on.
+Exit status: 0 done; 1 `log check` found damage; 2 bad input or a damaged game (the message says
+which, and the command that deals with it); 3 the store does not answer or refuses; 78 (EX_CONFIG) a
+bad profile, which the service unit does not restart on.
 """
 
 import argparse
@@ -29,7 +33,8 @@ from . import backup, demo, gamelog, script, tagfile
 from .boards import BoardFileError, Boards
 from .config import ProfileError, load_profile
 from .enrolment import Summary
-from .journal import OUTAGE, CorruptJournal, Journal
+from .journal import STORE_ERRORS, CorruptJournal, Journal, NoSuchGame, Refused, trouble
+from .journal.check import RepairRefused, examine, repair
 from .session import Session
 from .store import connect
 from .tagmap import TagMap
@@ -64,9 +69,8 @@ def _run(args: argparse.Namespace) -> int:
     from .console import Console
 
     profile = load_profile(args.config)
-    app = App.build(profile)
-    for path in args.tags:
-        app.loop.table.tags.set_many(tagfile.load(path))
+    tags = {uid: entry for path in args.tags for uid, entry in tagfile.load(path).items()}
+    app = App.build(profile, tags=tags)
     hands = script.RealTime(app)
     if args.script:
         steps = script.load(args.script)
@@ -129,8 +133,8 @@ def _log_export(args: argparse.Namespace) -> int:
         return 2
     try:
         record = journal.load(gid)
-    except KeyError:
-        print(f"tablemate: no game {gid!r}; the games are: {', '.join(journal.games()) or 'none'}", file=sys.stderr)
+    except NoSuchGame as missing:
+        print(f"tablemate: {missing}; the games are: {', '.join(journal.games()) or 'none'}", file=sys.stderr)
         return 2
     log = gamelog.GameLog(record.game, record.players, record.options, record.actions)
     text = json.dumps(log.to_json(), indent=1, ensure_ascii=False)
@@ -139,6 +143,32 @@ def _log_export(args: argparse.Namespace) -> int:
     else:
         print(text)
     return 0
+
+
+def _log_check(args: argparse.Namespace) -> int:
+    _, journal, _ = _store(args)
+    current = journal.current()
+    gids = [args.gid] if args.gid else journal.games() + [current] * (current is not None and current not in journal.games())
+    if not gids:
+        print("no game is stored at this table")
+    reports = [examine(journal, gid) for gid in gids]
+    for report in reports:
+        print("\n".join(report.lines()))
+    return 1 if any(report.damages for report in reports) else 0
+
+
+def _log_repair(args: argparse.Namespace) -> int:
+    _, journal, _ = _store(args)
+    print("\n".join(repair(journal, args.gid, _entry_number(args.truncate_at), Path(args.backup_dir))))
+    return 0
+
+
+def _entry_number(text: str) -> int:
+    """An entry's number from "12" or "12-0"."""
+    number = text.removesuffix("-0")
+    if not number.isdigit():
+        raise RepairRefused(f"--truncate-at {text!r}: give an entry number, as 12 or 12-0")
+    return int(number)
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -305,6 +335,16 @@ def parser() -> argparse.ArgumentParser:
     export.add_argument("gid", nargs="?")
     export.add_argument("--output", "-o", help="write to this file instead of standard output")
     export.set_defaults(run=_log_export)
+    log_check = log.add_parser("check", help="list every damaged entry of a game (default: every game of the table)")
+    log_check.add_argument("--config", default=DEFAULT_CONFIG)
+    log_check.add_argument("gid", nargs="?")
+    log_check.set_defaults(run=_log_check)
+    mend = log.add_parser("repair", help="cut a damaged game back to before an entry, after keeping a backup")
+    mend.add_argument("--config", default=DEFAULT_CONFIG)
+    mend.add_argument("gid")
+    mend.add_argument("--truncate-at", required=True, metavar="ENTRY", help="the first entry to remove (as `log check` says)")
+    mend.add_argument("--backup-dir", default=".", help="where the JSON backup file goes (default: this directory)")
+    mend.set_defaults(run=_log_repair)
     replay = command("replay", _replay, "print the scores of a game log file", profile=False)
     replay.add_argument("file")
     replay.add_argument("--json", action="store_true", help="print the scores as JSON")
@@ -358,12 +398,16 @@ def main(argv: list[str] | None = None) -> int:
     except ProfileError as error:
         print(f"tablemate: {error}", file=sys.stderr)
         return EX_CONFIG
-    except (gamelog.BadLog, engines.IllegalAction, script.BadScript, tagfile.BadTagFile, CorruptJournal, BoardFileError,
+    except CorruptJournal as error:
+        print(f"tablemate: {error}\ntablemate: see {error.repair}", file=sys.stderr)
+        return 2
+    except (gamelog.BadLog, engines.IllegalAction, script.BadScript, tagfile.BadTagFile, NoSuchGame, RepairRefused, BoardFileError,
             backup.BadBackup, backup.RestoreFailed) as error:
         print(f"tablemate: {error}", file=sys.stderr)
         return 2
-    except OUTAGE as error:
-        print(f"tablemate: the store does not answer: {error}", file=sys.stderr)
+    except (Refused, *STORE_ERRORS) as error:
+        detail = trouble(error).detail
+        print(f"tablemate: the store does not answer or refuses: {detail}{'' if str(error) in detail else f' ({error})'}", file=sys.stderr)
         return 3
 
 

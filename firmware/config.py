@@ -11,6 +11,10 @@ Sections and keys (defaults in brackets; every other key is an error):
                  game          game selected at start [none]: a name from engines.names()
 [store]          url           "memory://" (in-process fakeredis) or "redis://host:port/db" (or rediss://,
                                unix://): required, so a Pi never silently keeps its games in memory
+                 require_aof   Redis must keep an append-only file synced at every write (appendonly
+                               yes, appendfsync always) [false]: `tablemate doctor` fails and the
+                               appliance warns at boot when it does not (the Pi profile sets it);
+                               only for a real Redis (not memory://)
 [display]        driver        ssd1306 | sh1106 | dummy | terminal | png
                  interface     i2c | spi [i2c]            (ssd1306, sh1106)
                  port, address I2C bus number [1] and address [0x3C]          (interface i2c)
@@ -105,6 +109,7 @@ class TableConfig:
 @dataclass(frozen=True)
 class StoreConfig:
     url: str
+    require_aof: bool = False
 
 
 @dataclass(frozen=True)
@@ -280,8 +285,11 @@ class _Loader:
         scheme = urlsplit(url).scheme
         if scheme not in STORE_SCHEMES or not url.startswith(f"{scheme}:"):
             section.fail("url", f"{url!r} must start with memory://, redis://, rediss:// or unix://")
+        require_aof = section.get("require_aof", bool, False)
+        if require_aof and scheme == "memory":
+            section.fail("require_aof", "an in-memory store (memory://) keeps no append-only file: use a redis:// url or remove the key")
         section.done()
-        return StoreConfig(url)
+        return StoreConfig(url, require_aof)
 
     def display(self) -> DisplaySpec:
         section = self.root.table("display")

@@ -16,6 +16,7 @@ import engines
 from engines.core.manifest import Components, Group
 
 from .flows import ANY_TAG, BACK, Choose, Flow, Tap
+from .store import table_key
 from .tagmap import TagEntry, TagMap
 
 
@@ -140,7 +141,7 @@ class Progress:
 
     def __init__(self, tags: TagMap, table: str):
         self.client = tags.client
-        self.key = f"tablemate:{table}:enrol"
+        self.key = table_key(table, "enrol")
 
     def get(self, game: str) -> int:
         value = self.client.hget(self.key, game)

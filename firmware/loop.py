@@ -17,6 +17,7 @@ from typing import Any, Callable
 from drivers.buttons import ButtonEvent
 from drivers.readers import ReaderStatus, TagEvent
 
+from .journal.refusal import UNREACHABLE
 from .sdnotify import Notifier
 from .screens import Screen
 from .table import Table
@@ -162,8 +163,10 @@ class Loop:
         unsaved = journal.pending
         if unsaved:
             log.warning("stopping with %d journal entries not yet in Redis: they are lost", unsaved)
+        journal.release()
         if self.on_stop == "paused":
-            lines = (f"{unsaved} action(s) NOT saved", "Redis did not answer") if unsaved else ("tablemate stopped", "Game kept")
+            why = "Redis did not answer" if journal.trouble in (None, UNREACHABLE) else journal.trouble.short
+            lines = (f"{unsaved} action(s) NOT saved", why) if unsaved else ("tablemate stopped", "Game kept")
             self.display.show(self.screen.render(MessageView("Paused", lines)))
             self.display.set_level("dim")
 
@@ -192,10 +195,12 @@ class Loop:
     def _activity(self) -> str:
         table = self.table
         if table.waiting:
-            return "Waiting for Redis"
+            return "Waiting for Redis" if table.waiting == UNREACHABLE else f"Waiting for Redis: {table.waiting.detail}"
         if table.halted:
-            return f"Halted: {table.halted}"
-        store = f"; store unreachable, {table.journal.pending} waiting" if table.journal.offline else ""
+            return f"Halted: {table.halted}" + (f"; repair: {table.repair}" if table.repair else "")
+        journal = table.journal
+        store = f"; {journal.trouble.detail}, {journal.pending} waiting" if journal.trouble else ""
+        store += f"; {table.store_notice}" if table.store_notice else ""
         if table.session is None:
             return "Choosing a game" + store
         game = table.session.game

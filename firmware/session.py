@@ -6,30 +6,22 @@ and returns to the state before the last standing action; it can be repeated bac
 """
 
 import re
-import secrets
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import engines
 
-from .journal import CorruptJournal, GameRecord, Journal
-
+from .journal import CorruptJournal, GameRecord, Journal, new_gid
 
 #: What a game id may look like before it gets anywhere near Redis (no `:`, `*`, `/`, `..`).
 GID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
 
-def new_gid(clock: float | None = None) -> str:
-    """A readable, time-sortable game id: 20261121-194501-3fa2."""
-    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(time.time() if clock is None else clock))
-    return f"{stamp}-{secrets.token_hex(2)}"
-
-
 @dataclass
 class Session:
     journal: Journal
-    gid: str
+    #: the gid the game began (or was recovered) under; `gid` is where it is stored now
+    origin: str
     name: str
     players: list[str]
     options: dict[str, Any]
@@ -38,6 +30,13 @@ class Session:
     #: entries written so far for this game, undo markers included (the next entry's number - 1)
     entries: int = 0
     hints: bool = True
+    #: the status the store held when the game was recovered
+    stored_status: str = "playing"
+
+    @property
+    def gid(self) -> str:
+        """The gid the game is stored under (the journal may have written it again as a new game)."""
+        return self.journal.gid_of(self.origin)
 
     @property
     def game(self) -> engines.Game:
@@ -58,34 +57,37 @@ class Session:
         game = engines.get(name)
         state = game.start(players, options)
         session = cls(journal, gid or new_gid(), name, list(state.players), dict(state.options), [state], hints=hints)
-        journal.begin_game(session.gid, name, session.players, session.options, hints)
+        journal.begin_game(session.origin, name, session.players, session.options, hints)
         return session
 
     @classmethod
     def recover(cls, journal: Journal, gid: str | None = None) -> "Session | None":
-        """The current (or given) game rebuilt from its journal; None when there is none.
-
-        A journal entry the engine refuses is corruption, not history to skip: CorruptJournal. A
-        stored status that disagrees with the replay (over / playing) is corrected.
+        """The current (or given) game rebuilt from its journal, which then writes it; None when there
+        is none. A journal entry the engine refuses is corruption, not history to skip: CorruptJournal.
         """
-        gid = gid or journal.current()
+        gid = gid or journal.resumable()
         if gid is None:
             return None
         record = journal.load(gid)
         session = cls.from_record(journal, record)
-        # a stop between a game's last entry and its status write leaves the status behind: mend it
-        session._status_changed(was_over=record.status == "over")
+        session.stored_status = record.status
+        journal.adopt(record)
         return session
+
+    def mend(self) -> None:
+        """Correct a stored status that disagrees with the replay (over / playing): a stop between a
+        game's last entry and its status write leaves the status behind."""
+        self._status_changed(was_over=self.stored_status == "over")
 
     @classmethod
     def from_record(cls, journal: Journal, record: GameRecord) -> "Session":
         if record.game not in engines.names():
-            raise CorruptJournal(f"game {record.gid}: unknown game {record.game!r}")
+            raise CorruptJournal(record.gid, f"unknown game {record.game!r}")
         game = engines.get(record.game)
         try:
             states = [game.start(record.players, record.options)]
         except engines.IllegalAction as refused:
-            raise CorruptJournal(f"game {record.gid}: its set-up is refused: {refused}") from None
+            raise CorruptJournal(record.gid, f"its set-up is refused: {refused}") from None
         for number, (kind, action) in enumerate(record.entries, start=1):
             if kind == "undo":
                 if len(states) > 1:
@@ -94,7 +96,7 @@ class Session:
             try:
                 states.append(game.apply(states[-1], action))
             except engines.IllegalAction as refused:
-                raise CorruptJournal(f"game {record.gid}: entry {number}-0 is refused by the rules: {refused}") from None
+                raise CorruptJournal(record.gid, f"entry {number}-0 is refused by the rules: {refused}", number) from None
         return cls(journal, record.gid, record.game, record.players, record.options, states, len(record.entries), record.hints)
 
     def apply(self, action: dict) -> engines.State:
@@ -102,7 +104,7 @@ class Session:
         was_over = self.game.is_over(self.state)
         new = self.game.apply(self.state, action)
         self.entries += 1
-        self.journal.append(self.gid, self.entries, new.actions[-1])
+        self.journal.append(self.origin, self.entries, new.actions[-1])
         self.states.append(new)
         self._status_changed(was_over)
         return new
@@ -114,7 +116,7 @@ class Session:
             raise engines.IllegalAction("Nothing to replace", "no action stands to be replaced")
         was_over = self.game.is_over(self.state)
         new = self.game.apply(self.states[-2], action)
-        self.journal.append(self.gid, self.entries + 1, None, new.actions[-1])
+        self.journal.append(self.origin, self.entries + 1, None, new.actions[-1])
         self.entries += 2
         self.states[-1] = new
         self._status_changed(was_over)
@@ -126,7 +128,7 @@ class Session:
             return False
         was_over = self.game.is_over(self.state)
         self.entries += 1
-        self.journal.append(self.gid, self.entries, None)
+        self.journal.append(self.origin, self.entries, None)
         self.states.pop()
         self._status_changed(was_over)
         return True
@@ -135,6 +137,6 @@ class Session:
         over = self.game.is_over(self.state)
         if over and not was_over:
             scores = [{"player": s.player, "total": s.total, "breakdown": s.breakdown} for s in self.game.scores(self.state)]
-            self.journal.set_status(self.gid, "over", scores)
+            self.journal.set_status(self.origin, "over", scores)
         elif was_over and not over:
-            self.journal.set_status(self.gid, "playing")
+            self.journal.set_status(self.origin, "playing")

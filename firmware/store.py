@@ -1,5 +1,9 @@
 """Connecting to the store from its URL: `redis://`, `rediss://`, `unix://` for a real server, `memory://`
-for an in-process fakeredis server (the desktop default and the unit tests).
+for an in-process fakeredis server (the desktop default and the unit tests); and naming its keys.
+
+Every key of a table is `tablemate:{table}:...`, named by `table_key` alone, so that moving a table's
+keys under one Redis Cluster hash tag is a change in one place; multi-key transactions only ever
+touch keys of one table.
 
 Short socket timeouts keep the table responsive when the server is gone: the journal then keeps the
 actions in memory and writes them when the server answers again.
@@ -15,6 +19,11 @@ TIMEOUT_S = 0.5
 
 _memory_servers: dict[str, fakeredis.FakeServer] = {}
 _lock = threading.Lock()
+
+
+def table_key(table: str, *parts: str) -> str:
+    """The Redis key `tablemate:{table}:{part}:{part}...` of table `table`."""
+    return ":".join(("tablemate", table, *parts))
 
 
 class BadStoreURL(ValueError):

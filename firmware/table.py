@@ -21,7 +21,9 @@ from .boards import Boards
 from .config import HintsConfig
 from .enrolment import Progress, guided
 from .flows import ANY_TAG, BACK, Choose, Flow, Replace, Running, Tap
-from .journal import OUTAGE, CorruptJournal, Journal
+from .journal import STORE_ERRORS, CorruptJournal, Journal, NoSuchGame, Refused, Trouble, trouble
+from .journal.health import problems as store_problems
+from .journal.refusal import UNREACHABLE
 from .session import Session
 from .tagmap import TagEntry, TagMap
 from .views import ChooserView, FlashView, MessageView, OverView, Row, ScoreView, TapView, View
@@ -31,6 +33,8 @@ log = logging.getLogger(__name__)
 
 #: seconds between attempts to reach Redis at boot
 BOOT_RETRY_S = 1.0
+#: seconds between attempts to recover a game that halted the table (a `tablemate log repair` lets it play on)
+HALT_RETRY_S = 5.0
 
 
 @dataclass
@@ -45,6 +49,10 @@ class TableSettings:
     hints: HintsConfig = field(default_factory=HintsConfig)
     #: the boards set-up offers: the owner's (the profile's [boards]), then the bundled ones
     boards: Boards = field(default_factory=Boards)
+    #: the store's URL when its set-up is checked at boot (None: an in-memory store), and whether
+    #: the profile requires Redis's append-only file ([store] require_aof)
+    store_url: str | None = None
+    require_aof: bool = False
 
     def names(self, n: int) -> list[str]:
         return [self.players[i] if i < len(self.players) else f"Player {i + 1}" for i in range(n)]
@@ -58,7 +66,8 @@ class Flash:
 
 
 class Table:
-    def __init__(self, journal: Journal, tags: TagMap, settings: TableSettings | None = None, clock: Callable[[], float] = time.monotonic):
+    def __init__(self, journal: Journal, tags: TagMap, settings: TableSettings | None = None, clock: Callable[[], float] = time.monotonic,
+                 imports: dict[str, TagEntry] | None = None):
         self.journal = journal
         self.tags = tags
         self.settings = settings or TableSettings()
@@ -68,39 +77,103 @@ class Table:
         self.running: Running | None = None
         self._on_done: Callable[[Any], None] | None = None
         self.flash: Flash | None = None
+        #: why the stored game cannot be played (its damage), the lines that say it on the screen
         self.halted: str | None = None
-        #: Redis did not answer at boot: the table waits for it before recovering the game
-        self.waiting = False
+        self._halted_lines: tuple[str, ...] = ()
+        #: the command that repairs a halted game
+        self.repair: str | None = None
+        #: why the table waits at boot before recovering the game (Redis does not answer, or refuses
+        #: writes, or another table holds the writer lease)
+        self.waiting: Trouble | None = None
         self._retry_at = 0.0
         self.last_event = ""
         #: parts of the table in trouble (a reader), by name: what the screen says about each
         self.troubles: dict[str, str] = {}
+        #: what the store did that the players were told (a game written again), while it is shown
+        self.store_notice: str | None = None
+        #: tag files to enrol once the store answers (`tablemate run --tags`)
+        self._imports = dict(imports or {})
+        self._checked_store = False
 
     # -- start-up --------------------------------------------------------------------------------
 
     def boot(self) -> None:
-        """Load the tag map and recover the current game from the journal, or start choosing one.
+        """Take the writer lease, enrol the tag files given, load the tag map and recover the game in
+        progress from the journal, or start choosing one.
 
-        When Redis does not answer yet, the table says it waits for it and `tick()` tries again.
+        While Redis does not answer, refuses writes, or another table holds the lease, the table
+        says so and waits: `tick()` tries again.
         """
         try:
+            self.journal.claim()
+            if self._imports:
+                self.tags.set_many(self._imports)
+                self._imports = {}
             for problem in self.tags.load():
                 log.warning("tag map: %s", problem)
             session = Session.recover(self.journal)
-        except OUTAGE:
-            self.waiting = True
+        except (Refused, *STORE_ERRORS) as error:
+            self.waiting = trouble(error)
             self._retry_at = self.clock() + BOOT_RETRY_S
             return
-        except (CorruptJournal, KeyError) as error:
-            self.waiting = False
-            self.halted = str(error)
+        except (CorruptJournal, NoSuchGame) as error:
+            self.waiting = None
+            self._halt(error)
             return
-        self.waiting = False
+        self.waiting = None
+        self._check_store()
         if session is None:
             self._start_home()
         else:
             self._use(session)
+            session.mend()
             self._follow_up()
+
+    def _halt(self, error: CorruptJournal | NoSuchGame) -> None:
+        """The stored game cannot be replayed: say why and which command repairs it; retry later."""
+        self.halted = str(error)
+        if isinstance(error, CorruptJournal):
+            self.repair = error.repair
+            self._halted_lines = (error.reason, f"Run: {error.repair}", "Hold undo: menu")
+        else:
+            self.repair = None
+            self._halted_lines = (str(error), "Hold undo: menu")
+        self._retry_at = self.clock() + HALT_RETRY_S
+        log.error("journal problem: %s%s", error, f"; repair it with: {self.repair}" if self.repair else "")
+
+    def _retry_halted(self) -> bool:
+        """Try the halted game again (it may have been repaired); True when it plays on."""
+        self._retry_at = self.clock() + HALT_RETRY_S
+        try:
+            session = Session.recover(self.journal)
+        except (CorruptJournal, NoSuchGame) as error:
+            self._halt(error)
+            return False
+        except (Refused, *STORE_ERRORS):
+            return False
+        if session is None:
+            return False
+        log.warning("game %s is readable again: play goes on", session.gid)
+        self._use(session)
+        session.mend()
+        self._show(("Game repaired", "Play on"), error=False)
+        self._follow_up()
+        return True
+
+    def _check_store(self) -> None:
+        """Once, at boot: warn (log and screen) when Redis is set up to lose games."""
+        if self._checked_store or self.settings.store_url is None:
+            return
+        self._checked_store = True
+        try:
+            found = store_problems(self.journal.client, self.settings.store_url, self.settings.require_aof)
+        except STORE_ERRORS as error:
+            log.warning("Redis's set-up was not checked: %s", trouble(error).detail)
+            return
+        for problem in found:
+            log.warning("Redis set-up: %s%s", problem.text, f"; fix: {problem.fix}" if problem.fix else "")
+        if found:
+            self._show(("Warning:", found[0].short, "See tablemate doctor"), error=True)
 
     # -- input -----------------------------------------------------------------------------------
 
@@ -139,16 +212,29 @@ class Table:
         if self.flash and self.clock() >= self.flash.until:
             self.flash = None
             changed = True
+        if self.flash is None and self.store_notice:
+            self.store_notice = None
+            changed = True
         if self.waiting:
             if self.clock() < self._retry_at:
                 return changed
+            waited = self.waiting
             self.boot()
-            return changed or not self.waiting
-        if self.journal.pending:
-            was_offline = self.journal.offline
-            self.journal.flush()
-            changed = changed or was_offline != self.journal.offline
-        return changed
+            return changed or self.waiting != waited
+        if self.halted and self.session is None and self.running is None and self.clock() >= self._retry_at:
+            changed = self._retry_halted() or changed
+        changed = self.journal.tick(self.clock()) or changed
+        return self._take_notices() or changed
+
+    def _take_notices(self) -> bool:
+        """Flash what the journal did to keep the game (written again, as a new game)."""
+        if not self.journal.notices:
+            return False
+        lines = self.journal.notices[-1]
+        self.journal.notices.clear()
+        self.store_notice = " ".join(lines)
+        self._show(lines, error=False)
+        return True
 
     # -- what to show ----------------------------------------------------------------------------
 
@@ -164,10 +250,13 @@ class Table:
                 cells, mark = (board.cells, board.positions[index]) if board else ((), None)
                 return ChooserView(request.question, labels, index, title, offline, cells, mark, notice)
             return TapView(request.question, request.done, title, offline, request.note, notice)
-        if self.waiting:
+        if self.waiting == UNREACHABLE:
             return MessageView("Store unreachable", ("Waiting for Redis.", "The game is kept there."), True, notice)
+        if self.waiting:
+            return MessageView("Waiting for Redis", (self.waiting.short, "Trying again; the game is kept there."), True,
+                               notice)
         if self.halted:
-            return MessageView("Journal problem", (self.halted, "Hold undo: menu"), offline, notice)
+            return MessageView("Journal problem", self._halted_lines, offline, notice)
         if self.session is None:
             return MessageView("tablemate", ("Hold undo: menu",), offline, notice)
         game, state = self.session.game, self.session.state
@@ -177,6 +266,8 @@ class Table:
         current = prompt.player if prompt else None
         rows = tuple(Row(s.player, s.total, seat == current) for seat, s in enumerate(game.scores(state)))
         hint = self.adapter.hint(state) if self.session.hints else ""
+        if self.journal.trouble:
+            hint = f"! {self.journal.trouble.short}"
         return ScoreView(title, game.phase(state), rows, prompt.text if prompt else "", self.last_event, hint, offline,
                          notice)
 
@@ -196,14 +287,15 @@ class Table:
     def _guard(self, handler: Callable[..., None], *args: Any) -> None:
         self.flash = None
         if self.waiting:
-            self._error("Store unreachable")
+            self._error(self.waiting.short)
             return
         try:
             handler(*args)
         except IllegalAction as refused:
             self._recover_from(refused.short)
-        except OUTAGE:
-            self._recover_from("Store unreachable")
+        except (Refused, *STORE_ERRORS) as error:  # a write of the tag map or of enrolment's place
+            self._recover_from(trouble(error).short)
+        self._take_notices()
 
     def _recover_from(self, message: str) -> None:
         """After a refusal: say why, drop a flow that ended with it, re-ask what the rules demand."""
@@ -338,7 +430,7 @@ class Table:
     def _use(self, session: Session) -> None:
         self.session = session
         self.adapter = adapter_for(session.name, session.hints)
-        self.halted = None
+        self.halted = self.repair = None
         self.last_event = ""
 
     # -- home and menu ---------------------------------------------------------------------------
@@ -370,7 +462,7 @@ class Table:
             self.running.cancel()
             self.running = None
         if self.session is not None and not self.session.game.is_over(self.session.state):
-            self.journal.set_status(self.session.gid, "abandoned")
+            self.journal.set_status(self.session.origin, "abandoned")
         self._use(Session.start(self.journal, name, players, options, gid, hints))
         self._show((f"{self.session.game.title}", ", ".join(players)), error=False)
         self._follow_up()

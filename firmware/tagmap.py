@@ -10,6 +10,8 @@ from typing import Any
 
 import redis
 
+from .store import table_key
+
 
 class BadTagEntry(ValueError):
     """A stored tag entry that is not a component descriptor."""
@@ -45,7 +47,7 @@ def normalise_uid(uid: str) -> str:
 class TagMap:
     def __init__(self, client: redis.Redis, table: str):
         self.client = client
-        self.key = f"tablemate:{table}:tags"
+        self.key = table_key(table, "tags")
         self._entries: dict[str, TagEntry] = {}
 
     def load(self) -> list[str]:

@@ -46,7 +46,7 @@ class Reader:
         """The game in progress (or the last one, once over), None when the table has none yet."""
         with _store():
             gid = self.journal.current()
-            return None if gid is None else self._replay(gid, missing=f"the current game {gid!r} has no stored header")
+            return None if gid is None else self._replay(gid, missing="the current game is not stored")
 
     def game(self, gid: str) -> Replay:
         """Game `gid`; NoSuchGame for an id that is malformed or unknown here."""
@@ -61,16 +61,13 @@ class Reader:
             gids = self.journal.games()
             current = self.journal.current()
             shown = gids[::-1][:HISTORY]
-            with self.journal.client.pipeline(transaction=False) as pipe:
-                for gid in shown:
-                    pipe.xlen(self.journal.log_key(gid))
-                lengths = pipe.execute()
+            lengths = self.journal.lengths(shown)
             return [self._summary(gid, n, gid == current) for gid, n in zip(shown, lengths)], len(gids)
 
     # -- internals ---------------------------------------------------------------------------------
 
     def _replay(self, gid: str, missing: str | None) -> Replay:
-        n = self.journal.client.xlen(self.journal.log_key(gid))
+        n = self.journal.lengths([gid])[0]
         with self._lock:
             cached = self._replays.get(gid)
             if cached is not None and cached.entries == n:
@@ -83,7 +80,7 @@ class Reader:
                 record = self.journal.load(gid)
             except KeyError:
                 if missing:
-                    raise CorruptJournal(missing) from None
+                    raise CorruptJournal(gid, missing) from None
                 raise NoSuchGame(f"no game {gid!r} at table {self.table!r}") from None
             replay = Replay.of(record)
         with self._lock:

@@ -34,12 +34,12 @@ class Replay:
     def of(cls, record: GameRecord) -> "Replay":
         """Game `record` replayed from its start; CorruptJournal when the engine refuses it."""
         if record.game not in engines.names():
-            raise CorruptJournal(f"game {record.gid}: unknown game {record.game!r}")
+            raise CorruptJournal(record.gid, f"unknown game {record.game!r}")
         game = engines.get(record.game)
         try:
             start = game.start(record.players, record.options)
         except engines.IllegalAction as refused:
-            raise CorruptJournal(f"game {record.gid}: its set-up is refused: {refused}") from None
+            raise CorruptJournal(record.gid, f"its set-up is refused: {refused}") from None
         empty = replace(record, entries=[])
         return cls(empty, game, (start,), (), ()).extended(record)
 
@@ -67,7 +67,7 @@ class Replay:
             try:
                 after = self.game.apply(before, action)
             except engines.IllegalAction as refused:
-                raise CorruptJournal(f"game {record.gid}: entry {number}-0 is refused by the rules: {refused}") from None
+                raise CorruptJournal(record.gid, f"entry {number}-0 is refused by the rules: {refused}", number) from None
             states.append(after)
             standing.append(number)
             seat = action.get("player") if type(action.get("player")) is int else None

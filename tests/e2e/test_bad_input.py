@@ -1,9 +1,12 @@
 """Bad input through the whole appliance on mocked hardware (interaction.md, "One tap, one thing"): a
 tap or press that makes no sense now shows a distinct error flash with the reason, changes nothing,
 stores nothing, and the next valid input carries on. Contact bounce on a button is one press. A
-corrupt journal entry halts the table at recovery with a message naming the entry; nothing is
-accepted and the stored game stays whole.
+corrupt journal entry halts the table at recovery with a message naming the entry and the command
+that repairs it; nothing is accepted and the stored game stays whole until that command cuts it
+back (keeping a backup), and the table plays on from there.
 """
+
+import json
 
 import pytest
 
@@ -11,6 +14,7 @@ from drivers.buttons import ButtonEvent
 from firmware import cli
 from firmware.journal import Journal
 from firmware.store import connect
+from firmware.table import HALT_RETRY_S
 from firmware.tagmap import TagEntry
 from firmware.views import ChooserView, FlashView, MessageView
 
@@ -217,7 +221,7 @@ def damage(journal: Journal, gid: str, number: int, fields: dict | None) -> None
 
 
 @pytest.mark.parametrize("damaged", CORRUPTIONS)
-def test_a_corrupt_entry_halts_recovery_with_its_name_and_nothing_is_accepted(redis_server, damaged):
+def test_a_corrupt_entry_halts_the_table_until_the_command_it_names_repairs_the_game(redis_server, tmp_path, capsys, damaged):
     fields, message = CORRUPTIONS[damaged]
     table = Playing(redis_server.url)
     play = table.play_until(lambda a: is_play(a) and table.done >= 12)
@@ -229,17 +233,50 @@ def test_a_corrupt_entry_halts_recovery_with_its_name_and_nothing_is_accepted(re
 
     rig = Rig(redis_server.url)
     view = rig.table.view()
-    assert isinstance(view, MessageView) and view.title == "Journal problem"
-    assert view.lines[0].startswith(f"game {gid}: ") and message in view.lines[0]
+    repair = f"tablemate log repair {gid} --truncate-at 5"
+    assert isinstance(view, MessageView) and view.title == "Journal problem" and view.lines[0].startswith(message)
+    assert view.lines[1:] == (f"Run: {repair}", "Hold undo: menu")
     assert rig.image.tobytes() == rig.app.loop.screen.render(view).tobytes()
-    assert rig.app.loop.status().startswith("Halted: ")
+    assert rig.app.loop.status().startswith(f"Halted: game {gid}: {message}") and rig.app.loop.status().endswith(f"; repair: {repair}")
     rig.tap(table.uids[play["cards"][0]["id"]], play["player"])
     assert rig.table.view() == FlashView(("No game in progress",), error=True)
     rig.press("withdraw")
     assert rig.table.view() == FlashView(("Hold undo: menu",), error=True)
+    rig.hands.passes(HALT_RETRY_S + 0.1)  # tried again: still damaged
     assert rig.table.session is None and journal.current() == gid
     assert journal.client.xrange(journal.log_key(gid)) == stored  # not truncated, nothing added
+
+    profile = str(write_profile(tmp_path / "profile.toml", redis_server.url))
+    assert cli.main(["log", "check", "--config", profile]) == 1
+    out = capsys.readouterr().out
+    assert f"  entry 5-0: {message.removeprefix('entry 5-0 ')}" in out and f"  repair: {repair} (keeps entries 1-4)" in out
+    assert cli.main(["log", "repair", gid, "--truncate-at", "5-0", "--backup-dir", str(tmp_path), "--config", profile]) == 0
+    backup = json.loads(next(tmp_path.glob(f"tablemate-t1-{gid}-*.json")).read_text())
+    assert backup["stream"] == [[entry_id, fields] for entry_id, fields in stored]
+    assert journal.client.xrange(backup["key"]) == stored
+    assert [entry_id for entry_id, _ in journal.client.xrange(journal.log_key(gid))] == ["0-1", "1-0", "2-0", "3-0", "4-0"]
+    assert cli.main(["log", "check", gid, "--config", profile]) == 0
+    capsys.readouterr()
+
+    rig.hands.passes(HALT_RETRY_S + 0.1)  # the halted table finds the game readable again
+    assert rig.table.view() == FlashView(("Game repaired", "Play on"))
+    kept = journal.load(gid)
+    assert rig.table.session.entries == 4 and list(rig.table.session.actions) == kept.actions
+    rig.press("undo")  # play goes on from there: the next input is entry 5
+    assert rig.table.view() == FlashView(("Undone",)) and journal.load(gid).entries == kept.entries + [("undo", None)]
     rig.close()
+
+
+#: what is done to a stored game's header, and what `status` and `log export` say (None: they show it)
+HEADER_DAMAGE = {
+    "hash deleted": (lambda r, gid: r.delete(f"tablemate:t1:game:{gid}"), None),
+    "hash and entry 0-1 deleted": (lambda r, gid: (r.delete(f"tablemate:t1:game:{gid}"), r.xdel(f"tablemate:t1:game:{gid}:log", "0-1")),
+                                   "its header is missing (no header hash and no entry 0-1)"),
+    "hash unreadable, no entry 0-1": (lambda r, gid: (r.hset(f"tablemate:t1:game:{gid}", "players", "{oops"),
+                                                      r.xdel(f"tablemate:t1:game:{gid}:log", "0-1")), "unreadable header ("),
+    "everything deleted": (lambda r, gid: r.delete(f"tablemate:t1:game:{gid}", f"tablemate:t1:game:{gid}:log"),
+                           "no game '{gid}' is stored at table 't1'"),
+}
 
 
 def test_the_command_line_refuses_to_show_or_export_a_damaged_game(redis_server, tmp_path, capsys):
@@ -253,7 +290,28 @@ def test_the_command_line_refuses_to_show_or_export_a_damaged_game(redis_server,
         capsys.readouterr()
         assert cli.main(command) == 2
         out, err = capsys.readouterr()
-        assert out == "" and err == f"tablemate: game {gid}: entry 5-0 is missing (found 6-0 instead)\n"
+        assert out == "" and err == (f"tablemate: game {gid}: entry 5-0 is missing (found 6-0 instead)\n"
+                                     f"tablemate: see tablemate log repair {gid} --truncate-at 5\n")
+
+
+@pytest.mark.parametrize("damaged", HEADER_DAMAGE)
+def test_status_and_export_never_crash_on_a_missing_or_damaged_header(redis_server, tmp_path, capsys, damaged):
+    table = Playing(redis_server.url)
+    table.play_until(lambda a: table.done >= 6)
+    gid, actions = table.session.gid, list(table.session.actions)
+    table.close()
+    tamper, message = HEADER_DAMAGE[damaged]
+    tamper(connect(redis_server.url), gid)
+    profile = str(write_profile(tmp_path / "profile.toml", redis_server.url))
+    for command in (["log", "export", "--config", profile], ["status", "--config", profile]):
+        capsys.readouterr()
+        if message is None:  # the stream alone holds the game
+            assert cli.main(command) == 0
+            assert command[0] == "status" or json.loads(capsys.readouterr().out)["actions"] == actions
+        else:
+            assert cli.main(command) == 2
+            out, err = capsys.readouterr()
+            assert out == "" and message.format(gid=gid) in err and "Traceback" not in err
 
 
 def test_a_halted_table_can_start_a_new_game_and_the_damaged_one_stays_whole(redis_server):

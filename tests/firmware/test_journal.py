@@ -1,11 +1,18 @@
-"""The Redis journal: key layout, ordered writes through outages without loss or duplicates, corruption."""
+"""The Redis journal: key layout, exactly-once writes through outages and lost replies, the writer
+lease, a store that departs from the game (written again, or as a new game), corruption named."""
 
 import json
+import time
 
 import pytest
+import redis
 
-from firmware.journal import CorruptJournal, Journal
+from firmware.journal import CorruptJournal, Journal, NoSuchGame, Refused, trouble
+from firmware.journal.lease import Holder, this_process
 from firmware.store import connect, memory_server
+
+T = "thurn_und_taxis"
+OTHER_PI = Holder("other-pi", "5d1e", 4321, "99")
 
 
 @pytest.fixture
@@ -13,22 +20,28 @@ def journal(memory_url):
     return Journal(connect(memory_url), "t1", clock=lambda: 1000.0)
 
 
+def played(journal: Journal, n: int, gid: str = "g1") -> None:
+    journal.begin_game(gid, T, ["Ana", "Ben"], {})
+    for number in range(1, n + 1):
+        journal.append(gid, number, {"n": number})
+
+
 def test_keys_follow_the_architecture(journal):
-    journal.begin_game("g1", "thurn_und_taxis", ["Ana", "Ben"], {})
-    journal.append("g1", 1, {"type": "end_turn", "player": 0})
+    played(journal, 1)
     r = journal.client
     assert r.get("tablemate:t1:current") == "g1"
     assert r.zrange("tablemate:t1:games", 0, -1) == ["g1"]
-    assert r.hget("tablemate:t1:game:g1", "game") == "thurn_und_taxis"
+    assert r.hget("tablemate:t1:game:g1", "game") == T
     assert r.hget("tablemate:t1:game:g1", "status") == "playing"
-    entries = r.xrange("tablemate:t1:game:g1:log")
-    assert entries[0][0] == "1-0"
-    assert json.loads(entries[0][1]["action"]) == {"type": "end_turn", "player": 0}
+    (head_id, head), (entry_id, entry) = r.xrange("tablemate:t1:game:g1:log")
+    assert (head_id, head["kind"], head["game"], json.loads(head["players"])) == ("0-1", "header", T, ["Ana", "Ben"])
+    assert entry_id == "1-0" and json.loads(entry["action"]) == {"n": 1}
+    assert r.get("tablemate:t1:writer") == this_process().text and 0 < r.pttl("tablemate:t1:writer") <= 15000
 
 
 def test_undo_markers_remove_the_last_standing_action(journal):
-    journal.begin_game("g1", "thurn_und_taxis", ["Ana", "Ben"], {})
-    for n, (kind, action) in enumerate([("a", {"n": 1}), ("a", {"n": 2}), ("u", None), ("a", {"n": 3}), ("u", None), ("u", None), ("u", None), ("a", {"n": 4})], start=1):
+    journal.begin_game("g1", T, ["Ana", "Ben"], {})
+    for n, action in enumerate([{"n": 1}, {"n": 2}, None, {"n": 3}, None, None, None, {"n": 4}], start=1):
         journal.append("g1", n, action)
     record = journal.load("g1")
     assert len(record.entries) == 8  # the audit trail keeps everything
@@ -36,31 +49,36 @@ def test_undo_markers_remove_the_last_standing_action(journal):
 
 
 def test_outage_keeps_writes_in_order_and_flushes_them_once(journal, memory_url):
-    journal.begin_game("g1", "thurn_und_taxis", ["Ana", "Ben"], {})
+    played(journal, 0)
     server = memory_server(memory_url)
     server.connected = False
     journal.append("g1", 1, {"n": 1})
     journal.append("g1", 2, {"n": 2})
-    assert journal.offline and journal.pending == 2
+    assert journal.offline and journal.pending == 2 and journal.trouble.short == "Store unreachable"
     assert not journal.flush()
     server.connected = True
     assert journal.flush() and not journal.offline and journal.pending == 0
     assert journal.load("g1").actions == [{"n": 1}, {"n": 2}]
 
 
-def test_a_write_repeated_after_a_lost_reply_is_not_stored_twice(journal):
-    journal.begin_game("g1", "thurn_und_taxis", ["Ana", "Ben"], {})
-    journal.append("g1", 1, {"n": 1})
-    journal.append("g1", 1, {"n": 1})  # what a retry after a dropped reply does
-    assert journal.load("g1").entries == [("action", {"n": 1})]
+def test_a_write_whose_reply_was_lost_is_not_made_twice(journal, memory_url):
+    """The transaction ran but its reply never came: the retry finds the entries there and counts them."""
+    played(journal, 1)
+    memory_server(memory_url).connected = False
+    journal.append("g1", 2, None, {"n": 2})
+    memory_server(memory_url).connected = True
+    fields = journal._queue[0].mirror.entries[1:]
+    journal.client.xadd(journal.log_key("g1"), fields[0], id="2-0")  # what the lost transaction wrote
+    journal.client.xadd(journal.log_key("g1"), fields[1], id="3-0")
+    assert journal.flush() and not journal.notices
+    assert journal.load("g1").entries == [("action", {"n": 1}), ("undo", None), ("action", {"n": 2})]
 
 
 def test_updates_are_published(journal):
     pubsub = journal.client.pubsub()
     pubsub.subscribe("tablemate:t1:updates")
     pubsub.get_message(timeout=1)
-    journal.begin_game("g1", "thurn_und_taxis", ["Ana", "Ben"], {})
-    journal.append("g1", 1, {"n": 1})
+    played(journal, 1)
     messages = [pubsub.get_message(timeout=1) for _ in range(2)]
     assert [json.loads(m["data"])["event"] for m in messages] == ["new_game", "action"]
 
@@ -74,25 +92,34 @@ def test_updates_are_published(journal):
         ({"kind": "bogus"}, "entry 2-0 has unknown kind 'bogus'"),
     ],
 )
-def test_corrupt_entries_are_named(journal, fields, message):
-    journal.begin_game("g1", "thurn_und_taxis", ["Ana", "Ben"], {})
-    journal.append("g1", 1, {"n": 1})
+def test_corrupt_entries_are_named_with_the_entry_to_repair_at(journal, fields, message):
+    played(journal, 1)
     journal.client.xadd(journal.log_key("g1"), fields, id="2-0")
-    with pytest.raises(CorruptJournal, match=message):
+    with pytest.raises(CorruptJournal, match=message) as raised:
         journal.load("g1")
+    assert raised.value.entry == 2 and raised.value.repair == "tablemate log repair g1 --truncate-at 2"
 
 
 def test_a_missing_entry_is_corruption_not_a_shorter_game(journal):
-    journal.begin_game("g1", "thurn_und_taxis", ["Ana", "Ben"], {})
-    journal.append("g1", 1, {"n": 1})
-    journal.append("g1", 3, {"n": 3})
+    played(journal, 1)
+    journal.client.xadd(journal.log_key("g1"), {"kind": "undo"}, id="3-0")
     with pytest.raises(CorruptJournal, match="entry 2-0 is missing"):
+        journal.load("g1")
+
+
+def test_the_stream_alone_rebuilds_a_game_whose_header_hash_is_gone(journal):
+    played(journal, 2)
+    journal.client.delete(journal.header_key("g1"))
+    record = journal.load("g1")
+    assert (record.game, record.players, record.status, record.actions) == (T, ["Ana", "Ben"], "playing", [{"n": 1}, {"n": 2}])
+    journal.client.delete(journal.log_key("g1"))
+    with pytest.raises(NoSuchGame, match="no game 'g1' is stored at table 't1'"):
         journal.load("g1")
 
 
 def test_real_redis_round_trip(redis_server):
     journal = Journal(connect(redis_server.url), "t1")
-    journal.begin_game("g1", "thurn_und_taxis", ["Ana", "Ben"], {})
+    journal.begin_game("g1", T, ["Ana", "Ben"], {})
     journal.append("g1", 1, {"n": 1})
     journal.append("g1", 2, None)
     journal.append("g1", 3, {"n": 2})
@@ -101,7 +128,7 @@ def test_real_redis_round_trip(redis_server):
 
 def test_real_redis_outage_then_recovery(redis_server):
     journal = Journal(connect(redis_server.url), "t1")
-    journal.begin_game("g1", "thurn_und_taxis", ["Ana", "Ben"], {})
+    journal.begin_game("g1", T, ["Ana", "Ben"], {})
     journal.append("g1", 1, {"n": 1})
     redis_server.stop()
     journal.append("g1", 2, {"n": 2})
@@ -113,23 +140,148 @@ def test_real_redis_outage_then_recovery(redis_server):
 
 
 def test_entries_after_a_known_count(journal):
-    journal.begin_game("g1", "thurn_und_taxis", ["Ana", "Ben"], {})
-    for n in range(1, 5):
-        journal.append("g1", n, {"n": n})
+    played(journal, 4)
     assert journal.entries("g1", after=2) == [("action", {"n": 3}), ("action", {"n": 4})]
     assert journal.entries("g1", after=1, upto=2) == [("action", {"n": 2})]
+    assert journal.lengths(["g1", "nothing"]) == [4, 0]
     with pytest.raises(CorruptJournal, match="entry 5-0 is missing"):
         journal.entries("g1", after=2, upto=6)
 
 
 def test_several_entries_are_written_all_or_none(journal, memory_url):
-    journal.begin_game("g1", "thurn_und_taxis", ["Ana", "Ben"], {})
-    journal.append("g1", 1, {"n": 1})
+    played(journal, 1)
     memory_server(memory_url).connected = False
     journal.append("g1", 2, None, {"n": 2})  # an undo and its replacement, while Redis is away
     assert journal.pending == 1
     memory_server(memory_url).connected = True
     journal.flush()
-    journal.append("g1", 2, None, {"n": 2})  # written again after a lost reply: harmless
     assert journal.load("g1").entries == [("action", {"n": 1}), ("undo", None), ("action", {"n": 2})]
 
+
+# -- the writer lease ------------------------------------------------------------------------------
+
+
+def test_a_second_writer_is_refused_and_writes_nothing_until_the_lease_is_free(memory_url):
+    first = Journal(connect(memory_url), "t1")
+    played(first, 1)
+    second = Journal(connect(memory_url), "t1", instance=OTHER_PI)
+    me = this_process()
+    with pytest.raises(Refused, match=f"another table writes as t1: {me.host} \\(pid {me.pid}\\) holds") as refused:
+        second.claim()
+    assert refused.value.trouble.short == "Another table writes as t1"
+    first.client.set(first.lease_key, OTHER_PI.text)  # the other Pi took the lease while this one was cut off
+    first.append("g1", 2, {"n": 2})
+    assert first.pending == 1 and first.trouble.short == "Another table writes as t1" and "other-pi (pid 4321)" in first.trouble.detail
+    assert first.load("g1").actions == [{"n": 1}]
+    first.client.delete(first.lease_key)  # it stopped: its lease expired
+    assert first.flush() and first.load("g1").actions == [{"n": 1}, {"n": 2}]
+
+
+def test_a_lease_of_a_process_that_is_gone_is_taken_over_and_one_of_another_machine_expires(memory_url):
+    client = connect(memory_url)
+    me = this_process()
+    dead = Holder(me.host, me.boot, 999999, "1")  # this machine, this boot, a process that is not running
+    client.set("tablemate:t1:writer", dead.text, px=15000)
+    Journal(client, "t1").claim()
+    assert client.get("tablemate:t1:writer") == me.text
+    client.set("tablemate:t1:writer", OTHER_PI.text, px=200)
+    with pytest.raises(Refused):
+        Journal(client, "t1").claim()
+    time.sleep(0.3)
+    Journal(client, "t1").claim()
+    assert client.get("tablemate:t1:writer") == me.text
+
+
+def test_a_clean_stop_releases_the_lease(journal):
+    journal.claim()
+    journal.release()
+    assert journal.holder() == (None, None)
+
+
+# -- a store that departs from the game -----------------------------------------------------------
+
+
+def stored(journal: Journal, gid: str) -> list[dict]:
+    return journal.load(gid).actions
+
+
+@pytest.mark.parametrize("tamper", ["stream", "header", "current", "flushall", "entry deleted"])
+def test_what_vanished_from_the_store_is_written_again_under_the_same_gid(journal, tamper):
+    played(journal, 3)
+    r = journal.client
+    {"stream": lambda: r.delete(journal.log_key("g1")), "header": lambda: r.delete(journal.header_key("g1")),
+     "current": lambda: r.delete(journal.key("current")), "flushall": r.flushall,
+     "entry deleted": lambda: r.xdel(journal.log_key("g1"), "2-0")}[tamper]()
+    journal.append("g1", 4, {"n": 4})
+    assert journal.pending == 0 and journal.gid_of("g1") == "g1"
+    assert stored(journal, "g1") == [{"n": n} for n in range(1, 5)]
+    assert journal.current() == "g1" and journal.games() == ["g1"] and r.hget(journal.header_key("g1"), "status") == "playing"
+    assert journal.notices[-1][1] == "Game saved again"
+
+
+def test_the_idle_check_notices_without_waiting_for_an_action(journal):
+    played(journal, 2)
+    journal.tick(0.0)
+    journal.client.delete(journal.log_key("g1"))
+    assert journal.tick(1.0) is False  # checked every CHECK_S
+    assert journal.tick(2.5) and journal.notices == [("Game gone from Redis", "Game saved again")]
+    assert stored(journal, "g1") == [{"n": 1}, {"n": 2}]
+
+
+def test_an_entry_another_writer_put_at_the_next_id_moves_the_game_to_a_new_gid(journal):
+    played(journal, 2)
+    foreign = {"kind": "action", "at": "1.0", "action": json.dumps({"n": "theirs"})}
+    journal.client.xadd(journal.log_key("g1"), foreign, id="3-0")
+    journal.append("g1", 3, {"n": 3})
+    new = journal.gid_of("g1")
+    assert new != "g1" and journal.current() == new and sorted(journal.games()) == sorted(["g1", new])
+    assert stored(journal, new) == [{"n": 1}, {"n": 2}, {"n": 3}]
+    assert journal.client.xrange(journal.log_key("g1"))[-1] == ("3-0", foreign)  # the other writer's data stays
+    assert journal.load(new).notes == {"forked_from": "g1", "fork_reason": "entry 3-0 was written by another writer"}
+    assert journal.load("g1").notes == {"forked_to": new}
+    assert journal.notices[-1] == ("Another table writes as t1", "Saved as new game", new)
+    journal.append("g1", 4, {"n": 4})  # the game goes on under its new gid
+    assert stored(journal, new)[-1] == {"n": 4}
+
+
+def test_an_entry_changed_in_the_middle_is_found_by_the_full_audit(journal):
+    played(journal, 3)
+    r, key = journal.client, journal.log_key("g1")
+    entries = r.xrange(key)
+    r.delete(key)
+    for entry_id, fields in entries:
+        r.xadd(key, {**fields, "action": json.dumps({"n": "changed"})} if entry_id == "2-0" else fields, id=entry_id)
+    journal.tick(0.0)
+    new = journal.gid_of("g1")
+    assert new != "g1" and stored(journal, new) == [{"n": 1}, {"n": 2}, {"n": 3}]
+
+
+def test_a_key_holding_another_type_of_data_is_left_alone(journal):
+    played(journal, 1)
+    journal.client.delete(journal.log_key("g1"))
+    journal.client.set(journal.log_key("g1"), "not a stream")
+    journal.append("g1", 2, {"n": 2})
+    new = journal.gid_of("g1")
+    assert new != "g1" and journal.client.get(journal.log_key("g1")) == "not a stream"
+    assert stored(journal, new) == [{"n": 1}, {"n": 2}]
+
+
+# -- what errors mean ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("error, short", [
+    (redis.ConnectionError("Connection refused"), "Store unreachable"),
+    (redis.exceptions.OutOfMemoryError("command not allowed when used memory > 'maxmemory'.", status_code="OOM"), "Redis full"),
+    (redis.ResponseError("Command # 1 (XADD s 1-0 a 1) of pipeline caused error: MISCONF Redis is configured to save RDB "
+                         "snapshots, but it's currently unable to persist to disk."), "Redis disk error"),
+    (redis.exceptions.ReadOnlyError("Command # 1 (SET a 2) of pipeline caused error: You can't write against a read only "
+                                    "replica.", status_code="READONLY"), "Redis read-only"),
+    (redis.AuthenticationError("invalid username-password pair", status_code="WRONGPASS"), "Redis password refused"),
+    (redis.exceptions.NoPermissionError("this user has no permissions to run the 'xadd' command", status_code="NOPERM"), "Redis denies access"),
+    (redis.ResponseError("BUSY Redis is busy running a script."), "Redis busy"),
+    (redis.exceptions.BusyLoadingError("Redis is loading the dataset in memory", status_code="LOADING"), "Redis loading"),
+    (redis.exceptions.ExecAbortError("Transaction discarded because of: NOSCRIPT No matching script."), "Redis script missing"),
+    (redis.ResponseError("SOMETHING new"), "Redis error SOMETHING"),
+])
+def test_every_refusal_has_a_one_line_reason(error, short):
+    assert trouble(error).short == short and len(short) <= 25

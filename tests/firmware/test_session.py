@@ -107,9 +107,10 @@ def test_recovery_mends_a_status_the_stop_left_behind(journal):
     for action in log.actions:
         session.apply(action)
     journal.client.hset("tablemate:t1:game:g1", "status", "playing")  # killed before the status write
-    Session.recover(journal)
+    Session.recover(journal).mend()
     assert journal.client.hget("tablemate:t1:game:g1", "status") == "over"
+    session = Session.recover(journal)
     session.undo()
     journal.client.hset("tablemate:t1:game:g1", "status", "over")  # killed between the undo and its status write
-    Session.recover(journal)
+    Session.recover(journal).mend()
     assert journal.client.hget("tablemate:t1:game:g1", "status") == "playing"

@@ -1,0 +1,590 @@
+"""The Journal: one table's games in Redis, read checked and written exactly once (the rules are in
+the package's docstring, firmware/journal/__init__.py)."""
+
+import json
+import logging
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import redis
+
+from ..store import table_key
+from . import lease
+from .records import (
+    HEAD_ID,
+    CorruptJournal,
+    GameRecord,
+    NoSuchGame,
+    entry_fields,
+    entry_number,
+    head_fields,
+    parse_identity,
+    parse_state,
+    scan,
+)
+from .refusal import STORE_ERRORS, Refused, Trouble, is_wrong_type, trouble
+
+log = logging.getLogger(__name__)
+
+#: the idle table compares the store's signs of its game (lease, length, top entry, header, current) this often
+CHECK_S = 2.0
+#: and the whole stream this often
+AUDIT_S = 20.0
+#: attempts at one transaction while the keys it watches keep changing under it
+ATTEMPTS = 5
+BUSY = Trouble("Redis busy", "Redis busy: the game's keys kept changing during every attempt to write")
+
+
+def new_gid(clock: float | None = None) -> str:
+    """A readable, time-sortable game id: 20261121-194501-3fa2."""
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(time.time() if clock is None else clock))
+    return f"{stamp}-{secrets.token_hex(2)}"
+
+
+class Diverged(Exception):
+    """The store no longer holds what this process wrote of a game: `short` for the screen."""
+
+    def __init__(self, short: str, detail: str):
+        super().__init__(detail)
+        self.short = short
+        self.detail = detail
+
+
+@dataclass
+class Mirror:
+    """A game as this process holds it: what the store must hold, and how much it is known to hold."""
+
+    gid: str
+    identity: dict[str, Any]
+    #: entry 0-1's fields
+    head: dict[str, str]
+    #: status and scores, and the notes (forked_from, fork_reason, repaired) of the header hash
+    state: dict[str, str]
+    #: the stored fields of entry n at index n - 1
+    entries: list[dict[str, str]] = field(default_factory=list)
+    #: entries the store is known to hold
+    written: int = 0
+    #: the header (entry 0-1 and the hash) is known to be stored
+    begun: bool = False
+    #: the stored stream starts with entry 0-1 (False: a game stored before entry 0-1 existed)
+    headed: bool = True
+    #: why the store no longer matches: the game is to be written again
+    lost: Diverged | None = None
+
+    @property
+    def hash(self) -> dict[str, str]:
+        """The header hash as it must be stored."""
+        return {**{k: v for k, v in self.head.items() if k != "kind"}, **self.state}
+
+    def stream(self, count: int) -> list[tuple[str, dict[str, str]]]:
+        """The stream as stored once `count` entries are written."""
+        head = [(HEAD_ID, self.head)] if self.headed else []
+        return head + [(f"{n}-0", self.entries[n - 1]) for n in range(1, count + 1)]
+
+    def top(self, count: int) -> tuple[str, dict[str, str]] | None:
+        stream = self.stream(count)
+        return stream[-1] if stream else None
+
+
+@dataclass(frozen=True)
+class Op:
+    """A write waiting in line: the header ("begin"), entries up to `upto`, the header hash
+    ("header"), or the whole game written again ("rewrite")."""
+
+    mirror: Mirror
+    kind: str
+    upto: int = 0
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What the store holds of a game, as read before a write (under WATCH) or by the audit."""
+
+    holder: str | None
+    current: str | None
+    length: int
+    top: tuple[str, dict[str, str]] | None
+    header: dict[str, str]
+
+
+class Journal:
+    """Reads and writes one table's games in Redis; see the package docstring for every rule."""
+
+    def __init__(self, client: redis.Redis, table: str, clock: Callable[[], float] = time.time,
+                 instance: lease.Holder | None = None):
+        self.client = client
+        self.table = table
+        self.clock = clock
+        self.me = instance or lease.this_process()
+        #: why writes wait now (None: they do not)
+        self.trouble: Trouble | None = None
+        #: what the table should flash once (a game written again), oldest first; the table takes them
+        self.notices: list[tuple[str, ...]] = []
+        self._mirrors: dict[str, Mirror] = {}
+        self._active: Mirror | None = None
+        self._queue: list[Op] = []
+        self._next_check = self._next_audit = self._next_refresh = float("-inf")
+
+    # -- keys ------------------------------------------------------------------------------------
+
+    def key(self, *parts: str) -> str:
+        return table_key(self.table, *parts)
+
+    def log_key(self, gid: str) -> str:
+        return self.key("game", gid, "log")
+
+    def header_key(self, gid: str) -> str:
+        return self.key("game", gid)
+
+    @property
+    def lease_key(self) -> str:
+        return self.key("writer")
+
+    # -- the state of the writes -----------------------------------------------------------------
+
+    @property
+    def offline(self) -> bool:
+        """The store does not take writes now (the screen's badge)."""
+        return self.trouble is not None
+
+    @property
+    def pending(self) -> int:
+        return len(self._queue)
+
+    def gid_of(self, gid: str) -> str:
+        """The gid game `gid` is stored under now (another one once it was written again as a new game)."""
+        mirror = self._mirrors.get(gid)
+        return mirror.gid if mirror else gid
+
+    # -- the writer lease ------------------------------------------------------------------------
+
+    def claim(self) -> None:
+        """Take the table's writer lease (at boot). Refused when another process holds it; a store
+        error when Redis does not answer or refuses the write."""
+        def take(pipe: redis.client.Pipeline) -> None:
+            self._may_write(pipe.get(self.lease_key))
+            pipe.multi()
+            pipe.set(self.lease_key, self.me.text, px=int(lease.TTL_S * 1000))
+            pipe.execute()
+
+        self.transact((self.lease_key,), take)
+
+    def release(self) -> None:
+        """Give the lease up (a clean stop), so the next run need not wait for it to expire."""
+        def give_up(pipe: redis.client.Pipeline) -> None:
+            if pipe.get(self.lease_key) == self.me.text:
+                pipe.multi()
+                pipe.delete(self.lease_key)
+                pipe.execute()
+
+        try:
+            self.transact((self.lease_key,), give_up)
+        except (Refused, *STORE_ERRORS) as error:
+            log.warning("the writer lease was not released (%s): the next run takes it over or waits %.0f s",
+                        trouble(error).detail, lease.TTL_S)
+
+    def holder(self) -> tuple[str | None, float | None]:
+        """The lease's value and the seconds it still lasts (doctor)."""
+        with self.client.pipeline(transaction=False) as pipe:
+            pipe.get(self.lease_key)
+            pipe.pttl(self.lease_key)
+            value, ttl = pipe.execute()
+        return value, ttl / 1000 if ttl and ttl > 0 else None
+
+    def _may_write(self, value: str | None) -> None:
+        if not lease.takeable(value, self.me):
+            raise Refused(Trouble(f"Another table writes as {self.table}",
+                                  f"another table writes as {self.table}: {lease.describe(value)} holds its writer lease"))
+
+    # -- writes ----------------------------------------------------------------------------------
+
+    def begin_game(self, gid: str, game: str, players: list[str], options: dict, hints: bool = True) -> None:
+        created = self.clock()
+        head = head_fields(game, players, options, created, hints)
+        identity = parse_identity(gid, head, "header")
+        self._active = self._mirrors[gid] = Mirror(gid, identity, head, {"status": "playing", "scores": ""})
+        self._queue_op(Op(self._active, "begin"))
+
+    def adopt(self, record: GameRecord) -> None:
+        """Make game `record` (as load() read it) the one this journal writes: the table recovered it."""
+        identity = record.identity()
+        head = head_fields(record.game, record.players, record.options, record.created, record.hints)
+        state = {"status": record.status, "scores": json.dumps(record.scores) if record.scores is not None else "", **record.notes}
+        mirror = Mirror(record.gid, identity, head, state, list(record.raw), len(record.raw), True, record.head is not None)
+        if record.head is not None:
+            try:
+                same = parse_identity(record.gid, record.head, "header entry 0-1") == identity
+            except CorruptJournal:
+                same = False
+            if same:
+                mirror.head = dict(record.head)
+            else:
+                mirror.lost = Diverged("Game header damaged", "its header entry 0-1 is damaged")
+        self._active = self._mirrors[record.gid] = mirror
+
+    def append(self, gid: str, number: int, *actions: dict | None) -> None:
+        """Entries `number`, `number + 1`... (1-based, undo markers counted) of game `gid`, each an
+        action or None for an undo marker. Several are written in one transaction: all or none, so a
+        replaced action (undo + action) can never lose the first without its replacement."""
+        mirror = self._mirror(gid)
+        if number != len(mirror.entries) + 1:
+            raise ValueError(f"game {gid}: entry {number} cannot follow entry {len(mirror.entries)}")
+        mirror.entries += [entry_fields(action, self.clock()) for action in actions]
+        self._queue_op(Op(mirror, "entries", len(mirror.entries)))
+
+    def set_status(self, gid: str, status: str, scores: list[dict] | None = None) -> None:
+        mirror = self._mirror(gid)
+        mirror.state.update(status=status, scores=json.dumps(scores) if scores is not None else "")
+        self._queue_op(Op(mirror, "header"))
+
+    def flush(self) -> bool:
+        """Write what is pending, in order; False (and `trouble` says why) when the store does not take it."""
+        try:
+            while self._queue:
+                self._run(self._queue[0])
+        except (Refused, *STORE_ERRORS) as error:
+            self._set_trouble(trouble(error))
+            return False
+        self._set_trouble(None)
+        self._mirrors = {gid: m for gid, m in self._mirrors.items() if m is self._active}
+        return True
+
+    def tick(self, now: float) -> bool:
+        """Time passes (`now` on the table's clock): retry what waits, keep the lease, check the
+        store against the game; True when what the table shows may have changed."""
+        before = (self.trouble, len(self._queue), len(self.notices))
+        if self._queue:
+            self.flush()
+        elif now >= self._next_check:
+            self._next_check = now + CHECK_S
+            self._check(now)
+        return before != (self.trouble, len(self._queue), len(self.notices))
+
+    def _mirror(self, gid: str) -> Mirror:
+        try:
+            return self._mirrors[gid]
+        except KeyError:
+            raise KeyError(f"game {gid} is not one this journal writes (begin_game or adopt it first)") from None
+
+    def _queue_op(self, op: Op) -> None:
+        self._queue.append(op)
+        self.flush()
+
+    def _set_trouble(self, new: Trouble | None) -> None:
+        if new != self.trouble:
+            if new is not None:
+                log.warning("writes wait: %s (%d waiting)", new.detail, len(self._queue))
+            else:
+                log.info("the store takes writes again")
+        self.trouble = new
+
+    def _run(self, op: Op) -> None:
+        mirror = op.mirror
+        if op.kind != "rewrite" and mirror.lost is None:
+            try:
+                self.transact(self._keys(mirror), lambda pipe: self._write(pipe, op))
+                self._queue.remove(op)
+                return
+            except Diverged as why:
+                log.warning("game %s: %s; it is written again from memory", mirror.gid, why.detail)
+                mirror.lost = why
+        self._rewrite(mirror)
+
+    def transact(self, keys: tuple[str, ...], body: Callable[[redis.client.Pipeline], Any]) -> Any:
+        """body(pipe) with `keys` watched, again while they change under it (ATTEMPTS at most)."""
+        for _ in range(ATTEMPTS):
+            try:
+                with self.client.pipeline(transaction=True) as pipe:
+                    pipe.watch(*keys)
+                    return body(pipe)
+            except redis.WatchError:
+                continue
+        raise Refused(BUSY)
+
+    def _keys(self, mirror: Mirror) -> tuple[str, ...]:
+        return self.lease_key, self.key("current"), self.log_key(mirror.gid), self.header_key(mirror.gid)
+
+    def _look(self, r: redis.Redis, mirror: Mirror) -> Seen:
+        """What the store holds of `mirror`'s game; Refused when another process holds the lease."""
+        holder, current = r.mget(self.lease_key, self.key("current"))
+        self._may_write(holder)
+        try:
+            length = r.xlen(self.log_key(mirror.gid))
+            top = r.xrevrange(self.log_key(mirror.gid), count=1)
+            header = r.hgetall(self.header_key(mirror.gid))
+        except redis.ResponseError as error:
+            if is_wrong_type(error):
+                raise Diverged("Game changed in Redis", f"one of its keys holds another kind of data ({error})") from None
+            raise
+        return Seen(holder, current, length, tuple(top[0]) if top else None, header)
+
+    def _holds(self, mirror: Mirror, seen: Seen, begun: bool, count: int) -> bool:
+        """Whether the store holds `mirror`'s game as it is with `count` entries (not begun: nothing)."""
+        if not begun:
+            return seen.length == 0 and not seen.header
+        return (seen.length == len(mirror.stream(count)) and seen.top == mirror.top(count) and self._same_game(mirror, seen.header)
+                and (mirror is not self._active or seen.current == mirror.gid))
+
+    def _same_game(self, mirror: Mirror, header: dict[str, str]) -> bool:
+        try:
+            return bool(header) and parse_identity(mirror.gid, header, "header") == mirror.identity
+        except CorruptJournal:
+            return False
+
+    def _diverged(self, mirror: Mirror, seen: Seen) -> Diverged:
+        """How the store departs from `mirror` written as far as it is known to be."""
+        number = entry_number(seen.top[0]) if seen.top else None
+        if seen.length == 0:
+            return Diverged("Game gone from Redis", "its stream is gone (deleted, or the store was emptied)")
+        if not seen.header:
+            return Diverged("Game header gone", "its header hash is gone")
+        if not self._same_game(mirror, seen.header):
+            return Diverged("Game header changed", "its header hash describes another game")
+        if number is not None and number > mirror.written:
+            return Diverged(f"Another table writes as {self.table}", f"entry {seen.top[0]} was written by another writer")
+        if seen.length != len(mirror.stream(mirror.written)) or seen.top != mirror.top(mirror.written):
+            return Diverged("Game changed in Redis", "its stored entries are not the ones played")
+        return Diverged("Current game lost", f"the table's current game is {seen.current!r}, not {mirror.gid!r}")
+
+    def _write(self, pipe: redis.client.Pipeline, op: Op) -> None:
+        """One op in one transaction, once the store is seen to hold the game as known (else
+        Diverged), or nothing when it already holds the op's result (the reply was lost)."""
+        mirror = op.mirror
+        seen = self._look(pipe, mirror)
+        if op.kind == "begin":
+            before, after = (False, 0), (True, 0)
+        else:
+            before, after = (True, mirror.written), (True, op.upto) if op.kind == "entries" else None
+        if not self._holds(mirror, seen, *before):
+            if after is not None and self._holds(mirror, seen, *after):
+                self._written(op)
+                return
+            raise self._diverged(mirror, seen)
+        gid, log_key = mirror.gid, self.log_key(mirror.gid)
+        pipe.multi()
+        if op.kind == "begin":
+            pipe.xadd(log_key, mirror.head, id=HEAD_ID)
+        if op.kind in ("begin", "header"):
+            pipe.hset(self.header_key(gid), mapping=mirror.hash)
+        if op.kind == "begin" and mirror is self._active:
+            pipe.set(self.key("current"), gid)
+        first = mirror.written + 1
+        for number in range(first, op.upto + 1):
+            exists = seen.length > 0 or number > first
+            pipe.xadd(log_key, mirror.entries[number - 1], id=f"{number}-0", nomkstream=exists)
+        pipe.zadd(self.key("games"), {gid: mirror.identity["created"]})
+        pipe.set(self.lease_key, self.me.text, px=int(lease.TTL_S * 1000))
+        results = pipe.execute(raise_on_error=False)
+        failed = [r for r in results if r is None or isinstance(r, Exception)]
+        if failed:
+            raise Diverged("Game changed in Redis", f"Redis refused part of a write: {failed[0]}")
+        self._written(op)
+
+    def _written(self, op: Op) -> None:
+        mirror = op.mirror
+        if op.kind == "begin":
+            mirror.begun = True
+            self._publish({"event": "new_game", "gid": mirror.gid})
+        elif op.kind == "entries":
+            mirror.written = op.upto
+            self._publish({"event": mirror.entries[op.upto - 1]["kind"], "gid": mirror.gid, "entry": op.upto})
+        else:
+            self._publish({"event": mirror.state["status"], "gid": mirror.gid})
+
+    def _rewrite(self, mirror: Mirror) -> None:
+        """Write the whole game again from memory: under its gid when every stored entry is one this
+        process wrote (nothing stored is lost), else under a new gid linked to the old one."""
+        why = mirror.lost
+        old = mirror.gid
+
+        def write(pipe: redis.client.Pipeline) -> str:
+            holder, _ = pipe.mget(self.lease_key, self.key("current"))
+            self._may_write(holder)
+            try:
+                stored = pipe.xrange(self.log_key(old))
+                header = pipe.hgetall(self.header_key(old))
+            except redis.ResponseError as error:
+                if not is_wrong_type(error):
+                    raise
+                stored, header = None, None
+            ours = stored is not None and self._only_ours(mirror, stored) and (not header or self._same_game(mirror, header))
+            gid = old if ours else self._free_gid(pipe)
+            head, state = dict(mirror.head), dict(mirror.state)
+            if not ours:
+                head["forked_from"] = old
+                state.update(forked_from=old, fork_reason=why.detail)
+            pipe.multi()
+            pipe.delete(self.log_key(gid))
+            pipe.xadd(self.log_key(gid), head, id=HEAD_ID)
+            for number, fields in enumerate(mirror.entries, start=1):
+                pipe.xadd(self.log_key(gid), fields, id=f"{number}-0", nomkstream=True)
+            pipe.hset(self.header_key(gid), mapping={**{k: v for k, v in head.items() if k != "kind"}, **state})
+            if header and not ours:
+                pipe.hset(self.header_key(old), "forked_to", gid)
+            pipe.zadd(self.key("games"), {gid: mirror.identity["created"]})
+            if mirror is self._active:
+                pipe.set(self.key("current"), gid)
+            pipe.set(self.lease_key, self.me.text, px=int(lease.TTL_S * 1000))
+            pipe.execute()
+            mirror.head, mirror.state = head, state
+            return gid
+
+        gid = self.transact(self._keys(mirror), write)
+        mirror.gid, mirror.headed, mirror.begun, mirror.written, mirror.lost = gid, True, True, len(mirror.entries), None
+        self._mirrors[gid] = mirror
+        self._queue = [op for op in self._queue if op.mirror is not mirror]
+        if gid == old:
+            log.warning("game %s written again from memory (%d entries): %s", gid, len(mirror.entries), why.detail)
+            self.notices.append((why.short, "Game saved again"))
+        else:
+            log.warning("game %s: %s; the game is now stored as %s (forked_from %s)", old, why.detail, gid, old)
+            self.notices.append((why.short, "Saved as new game", gid))
+        self._publish({"event": "rewritten", "gid": gid})
+
+    def _only_ours(self, mirror: Mirror, stored: list[tuple[str, dict]]) -> bool:
+        """Every stored entry is one this process wrote, at its id (some may be missing)."""
+        mine = dict(mirror.stream(len(mirror.entries)))
+        mine.setdefault(HEAD_ID, mirror.head)
+        return all(mine.get(entry_id) == fields for entry_id, fields in stored)
+
+    def _free_gid(self, pipe: redis.client.Pipeline) -> str:
+        """A new gid with no key of its own yet, watched until the transaction ends."""
+        while True:
+            gid = new_gid(self.clock())
+            keys = (self.log_key(gid), self.header_key(gid))
+            pipe.watch(*keys)
+            if not pipe.exists(*keys):
+                return gid
+
+    def _check(self, now: float) -> None:
+        """The idle table's look at the store: refresh the lease, compare the game, and write it
+        again when the store departs from it."""
+        try:
+            if now >= self._next_refresh:
+                self.claim()
+                self._next_refresh = now + lease.REFRESH_S
+            mirror = self._active
+            if mirror is not None and mirror.begun:
+                full = now >= self._next_audit
+                if full:
+                    self._next_audit = now + AUDIT_S
+                if not self._audit(mirror, full):
+                    self._queue.append(Op(mirror, "rewrite"))
+                    self.flush()
+                    return
+        except (Refused, *STORE_ERRORS) as error:
+            self._set_trouble(trouble(error))
+            return
+        self._set_trouble(None)
+
+    def _audit(self, mirror: Mirror, full: bool) -> bool:
+        """Whether the store holds `mirror`'s game as written (`full`: every entry compared, else its
+        signs); when not, `mirror.lost` says how."""
+        if mirror.lost is None:
+            try:
+                seen = self._look(self.client, mirror)
+                if not self._holds(mirror, seen, True, mirror.written):
+                    raise self._diverged(mirror, seen)
+                if full and self.client.xrange(self.log_key(mirror.gid)) != mirror.stream(mirror.written):
+                    raise Diverged("Game changed in Redis", "its stored entries are not the ones played")
+                return True
+            except Diverged as why:
+                log.warning("game %s: %s; it is written again from memory", mirror.gid, why.detail)
+                mirror.lost = why
+        return False
+
+    def _publish(self, message: dict) -> None:
+        """Tell live viewers; a message lost is only a view refreshed later, never a write to repeat."""
+        try:
+            self.client.publish(self.key("updates"), json.dumps(message))
+        except STORE_ERRORS as error:
+            log.debug("update not published: %s", error)
+
+    # -- reads -----------------------------------------------------------------------------------
+
+    def current(self) -> str | None:
+        """The gid of the table's game in progress, as stored (None: none, or not a gid)."""
+        try:
+            return self.client.get(self.key("current"))
+        except redis.ResponseError as error:
+            if is_wrong_type(error):
+                log.warning("%s holds no game id (%s)", self.key("current"), error)
+                return None
+            raise
+
+    def resumable(self) -> str | None:
+        """The game a starting table resumes: the current one, or when that pointer is gone, the
+        newest stored game (the table's next check stores the pointer again)."""
+        gid = self.current()
+        if gid is None:
+            newest = self.client.zrevrange(self.key("games"), 0, 0)
+            if newest:
+                log.warning("%s is gone: the newest game, %s, is resumed", self.key("current"), newest[0])
+                return newest[0]
+        return gid
+
+    def games(self) -> list[str]:
+        """Every stored game's gid, oldest first."""
+        return list(self.client.zrange(self.key("games"), 0, -1))
+
+    def load(self, gid: str) -> GameRecord:
+        """Game `gid` with its entries; CorruptJournal when anything stored is unreadable, NoSuchGame
+        when nothing is stored under `gid`."""
+        with self.client.pipeline(transaction=True) as pipe:
+            pipe.hgetall(self.header_key(gid))
+            pipe.xrange(self.log_key(gid))
+            header, stored = pipe.execute(raise_on_error=False)
+        for key, result in ((self.header_key(gid), header), (self.log_key(gid), stored)):
+            if isinstance(result, Exception):
+                if is_wrong_type(result):
+                    raise CorruptJournal(gid, f"{key} holds another kind of data than a game's")
+                raise result
+        if not header and not stored:
+            raise NoSuchGame(gid, self.table)
+        head = dict(stored[0][1]) if stored and stored[0][0] == HEAD_ID else None
+        identity = self._identity(gid, head, header)
+        status, scores = parse_state(gid, header)
+        notes = {k: header[k] for k in ("forked_from", "forked_to", "fork_reason", "repaired") if k in header}
+        record = GameRecord(gid=gid, status=status, scores=scores, notes=notes, head=head, **identity)
+        for item in scan(gid, stored):
+            if isinstance(item, CorruptJournal):
+                raise item
+            record.entries.append(item[1:])
+        record.raw = [dict(fields) for entry_id, fields in stored if entry_id != HEAD_ID]
+        return record
+
+    @staticmethod
+    def _identity(gid: str, head: dict | None, header: dict) -> dict[str, Any]:
+        """Which game: from entry 0-1 (the stream is the truth), else from the hash."""
+        if head is not None:
+            try:
+                return parse_identity(gid, head, "header entry 0-1")
+            except CorruptJournal:
+                if not header:
+                    raise
+        if not header:
+            raise CorruptJournal(gid, "its header is missing (no header hash and no entry 0-1)")
+        return parse_identity(gid, header, "header")
+
+    def entries(self, gid: str, after: int = 0, upto: int | None = None) -> list[tuple[str, dict | None]]:
+        """Game `gid`'s entries numbered after `after` (up to `upto`), checked: CorruptJournal names a
+        missing or unreadable entry, so a damaged game is never silently shortened."""
+        stored = self.client.xrange(self.log_key(gid), min=f"{after + 1}-0", max="+" if upto is None else f"{upto}-0")
+        found = []
+        for item in scan(gid, stored, after):
+            if isinstance(item, CorruptJournal):
+                raise item
+            found.append(item[1:])
+        if upto is not None and after + len(found) != upto:
+            raise CorruptJournal(gid, f"entry {after + len(found) + 1}-0 is missing", after + len(found) + 1)
+        return found
+
+    def lengths(self, gids: list[str]) -> list[int]:
+        """The number of entries of each game (its newest entry's number), in one round trip."""
+        with self.client.pipeline(transaction=False) as pipe:
+            for gid in gids:
+                pipe.xrevrange(self.log_key(gid), count=1)
+            tops = pipe.execute(raise_on_error=False)
+        return [entry_number(top[0][0]) or 0 if isinstance(top, list) and top else 0 for top in tops]

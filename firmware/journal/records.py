@@ -1,0 +1,177 @@
+"""How a game is stored, field by field, and how it is read back checked.
+
+A game's stream holds entry `0-1`, its header (game, players, options, created, hints: what never
+changes), then entry `{n}-0` for the n-th action or undo marker. The header hash holds the same
+fields plus what changes (status, scores) and notes (forked_from, forked_to, fork_reason, repaired).
+The stream alone rebuilds a game; games stored before entry 0-1 existed have only the hash.
+"""
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+#: the header's entry in the stream: the lowest id XADD accepts, below every action's `{n}-0`
+HEAD_ID = "0-1"
+#: the header fields that never change once a game has begun: they say which game it is
+IDENTITY = ("game", "players", "options", "created", "hints")
+#: header fields that link or explain (a game written again under a new gid, a repair)
+NOTES = ("forked_from", "forked_to", "fork_reason", "repaired")
+_ENTRY_ID = re.compile(r"([0-9]+)-0")
+
+
+class CorruptJournal(Exception):
+    """A stored game that cannot be replayed as stored. `entry` is the number of the first damaged
+    entry (what `tablemate log repair --truncate-at` takes), None when the header is at fault."""
+
+    def __init__(self, gid: str, reason: str, entry: int | None = None):
+        super().__init__(f"game {gid}: {reason}")
+        self.gid = gid
+        self.reason = reason
+        self.entry = entry
+
+    @property
+    def repair(self) -> str:
+        """The command that deals with it."""
+        if self.entry is None:
+            return f"tablemate log check {self.gid}"
+        return f"tablemate log repair {self.gid} --truncate-at {self.entry}"
+
+
+class NoSuchGame(KeyError):
+    """Nothing at all is stored under this gid (neither header nor stream)."""
+
+    def __init__(self, gid: str, table: str):
+        super().__init__(gid)
+        self.gid = gid
+        self.message = f"no game {gid!r} is stored at table {table!r}"
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass
+class GameRecord:
+    """A game as stored: its header and its entries, raw (`kind`, `action`) in order."""
+
+    gid: str
+    game: str
+    players: list[str]
+    options: dict[str, Any]
+    created: float
+    status: str
+    entries: list[tuple[str, dict | None]] = field(default_factory=list)
+    scores: list[dict] | None = None
+    #: whether the table shows hints for this game (a table setting, not a rule option)
+    hints: bool = True
+    #: forked_from, forked_to, fork_reason, repaired: when the game was written again or repaired
+    notes: dict[str, str] = field(default_factory=dict)
+    #: the stored fields of entry 0-1 (None: a game stored before it existed) and of every entry load() read
+    head: dict[str, str] | None = None
+    raw: list[dict[str, str]] = field(default_factory=list)
+
+    @property
+    def actions(self) -> list[dict]:
+        """The effective actions: each undo marker removes the last action still standing."""
+        standing: list[dict] = []
+        for kind, action in self.entries:
+            if kind == "undo":
+                if standing:
+                    standing.pop()
+            else:
+                standing.append(action)
+        return standing
+
+    def header(self) -> dict:
+        return {"game": self.game, "players": self.players, "options": self.options}
+
+    def identity(self) -> dict[str, Any]:
+        return {"game": self.game, "players": self.players, "options": self.options, "created": self.created, "hints": self.hints}
+
+
+def head_fields(game: str, players: list[str], options: dict, created: float, hints: bool) -> dict[str, str]:
+    """The identity fields as stored, in entry 0-1 and in the hash."""
+    return {
+        "kind": "header",
+        "game": game,
+        "players": json.dumps(players),
+        "options": json.dumps(options),
+        "created": repr(created),
+        "hints": "on" if hints else "off",
+    }
+
+
+def entry_fields(action: dict | None, at: float) -> dict[str, str]:
+    """An action (None: an undo marker) as stored in its entry."""
+    fields = {"kind": "undo" if action is None else "action", "at": repr(at)}
+    if action is not None:
+        fields["action"] = json.dumps(action, ensure_ascii=False)
+    return fields
+
+
+def parse_identity(gid: str, fields: dict[str, str], where: str) -> dict[str, Any]:
+    """The identity fields of a header (hash or entry 0-1), checked; CorruptJournal names `where`."""
+    try:
+        identity = {
+            "game": fields["game"],
+            "players": json.loads(fields["players"]),
+            "options": json.loads(fields["options"]),
+            "created": float(fields["created"]),
+            "hints": fields.get("hints", "on") != "off",
+        }
+    except (KeyError, ValueError, TypeError) as error:
+        raise CorruptJournal(gid, f"unreadable {where} ({error})") from None
+    players, options = identity["players"], identity["options"]
+    if not (isinstance(players, list) and all(isinstance(p, str) for p in players) and isinstance(options, dict)):
+        raise CorruptJournal(gid, f"unreadable {where} (players must be names, options an object)")
+    return identity
+
+
+def parse_state(gid: str, fields: dict[str, str]) -> tuple[str, list[dict] | None]:
+    """The status and scores of a header hash (a missing hash: playing, no scores)."""
+    try:
+        return fields.get("status", "playing"), json.loads(fields["scores"]) if fields.get("scores") else None
+    except ValueError as error:
+        raise CorruptJournal(gid, f"unreadable header (scores: {error})") from None
+
+
+def entry_number(entry_id: str) -> int | None:
+    """n for an id `{n}-0` (n >= 1), None for any other id."""
+    match = _ENTRY_ID.fullmatch(entry_id)
+    return int(match.group(1)) if match and int(match.group(1)) > 0 else None
+
+
+def scan(gid: str, stored: list[tuple[str, dict]], after: int = 0):
+    """Walk stored entries (header excluded) numbered after `after`: yields (n, kind, action) for a
+    good entry and CorruptJournal for a damaged one; after a gap it carries on from the entry found."""
+    expected = after + 1
+    for entry_id, fields in stored:
+        if entry_id == HEAD_ID:
+            continue
+        number = entry_number(entry_id)
+        if number is None:
+            yield CorruptJournal(gid, f"entry {expected}-0 is missing (found {entry_id} instead)", expected)
+            continue
+        if number != expected:
+            yield CorruptJournal(gid, f"entry {expected}-0 is missing (found {entry_id} instead)", expected)
+            expected = number
+        parsed = parse_entry(gid, number, fields)
+        yield parsed if isinstance(parsed, CorruptJournal) else (number, *parsed)
+        expected = number + 1
+
+
+def parse_entry(gid: str, number: int, fields: dict) -> tuple[str, dict | None] | CorruptJournal:
+    """(kind, action) of entry `number`, or the CorruptJournal that says what is wrong with it."""
+    entry_id = f"{number}-0"
+    kind = fields.get("kind")
+    if kind == "undo":
+        return "undo", None
+    if kind != "action":
+        return CorruptJournal(gid, f"entry {entry_id} has unknown kind {kind!r}", number)
+    try:
+        action = json.loads(fields["action"])
+    except (KeyError, ValueError):
+        return CorruptJournal(gid, f"entry {entry_id} holds no readable action: {fields.get('action')!r}", number)
+    if not isinstance(action, dict):
+        return CorruptJournal(gid, f"entry {entry_id} is not an action object: {action!r}", number)
+    return "action", action
