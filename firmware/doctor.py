@@ -1,8 +1,10 @@
 """`tablemate doctor`: is everything the table needs answering? Each check says so in plain words.
 
-Redis reachable, with AOF on and `appendfsync always` (or the in-memory desktop store); every reader
-answering (an RC522 with its chip version and receiver gain); the display answering, and for an I2C
-panel the bus speed (400 kHz wanted); RPi.GPIO being rpi-lgpio's; the user in the groups that own the
+Redis reachable, refusing writes when full rather than evicting keys (maxmemory-policy noeviction),
+with AOF on and `appendfsync always` when the profile requires it (the Pi's), and who holds the
+table's writer lease (or the in-memory desktop store); every reader answering (an RC522 with its chip
+version and receiver gain); the display answering, and for an I2C panel the bus speed (400 kHz
+wanted); RPi.GPIO being rpi-lgpio's; the user in the groups that own the
 devices; and the service's state. Run it with the service stopped: they would claim the same GPIO.
 Exit status 0 when nothing is wrong, 1 otherwise.
 """
@@ -26,7 +28,9 @@ from drivers.gpio_check import check_rpi_gpio
 from drivers.readers import ReaderError, open_readers
 
 from .config import Profile
-from .journal import OUTAGE
+from .journal import OUTAGE, Journal
+from .journal.health import problems
+from .journal.lease import describe
 from .store import connect
 
 HARDWARE_GROUPS = ("gpio", "spi", "i2c")
@@ -47,16 +51,22 @@ def check_store(profile: Profile) -> list[Finding]:
     client = connect(url)
     try:
         client.ping()
-        config = client.config_get("append*")
+        found = problems(client, url, profile.store.require_aof)
+        holder, ttl = Journal(client, profile.table.id).holder()
     except OUTAGE as error:
         return [Finding(False, f"Redis at {url} does not answer ({error}); start it: sudo systemctl start redis-server")]
     findings = [Finding(True, f"Redis at {url} answers")]
-    if config.get("appendonly") != "yes":
-        findings.append(Finding(False, "Redis keeps no append-only file: a power cut can lose games (appendonly yes; systemd/install.sh sets it)"))
-    elif config.get("appendfsync") != "always":
-        findings.append(Finding(False, f"Redis syncs its append-only file '{config.get('appendfsync')}': set appendfsync always"))
-    else:
+    findings += [Finding(False, f"{problem.text}; fix: {problem.fix}" if problem.fix else problem.text) for problem in found]
+    about = {problem.about for problem in found}
+    if not about & {"eviction", "config"}:
+        findings.append(Finding(True, "Redis refuses writes when full instead of deleting keys (maxmemory-policy noeviction)"))
+    if profile.store.require_aof and not about & {"aof", "config"}:
         findings.append(Finding(True, "Redis writes every action to disk before answering (appendonly yes, appendfsync always)"))
+    elif not profile.store.require_aof:
+        findings.append(Finding(True, "the profile does not require Redis's append-only file ([store] require_aof)"))
+    table = profile.table.id
+    findings.append(Finding(True, f"writer lease of table {table}: " + (
+        f"held by {describe(holder)} for {ttl:.0f} s more" if holder else f"free (no tablemate writes table {table} now)")))
     return findings
 
 

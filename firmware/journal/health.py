@@ -18,6 +18,8 @@ from .refusal import trouble
 
 @dataclass(frozen=True)
 class Problem:
+    #: what it is about: "eviction", "aof", or "config" (the configuration cannot be read: both)
+    about: str
     short: str
     text: str
     #: the command that fixes it ("" when there is none to give)
@@ -30,18 +32,18 @@ def problems(client: redis.Redis, url: str, require_aof: bool) -> list[Problem]:
     try:
         config = {**client.config_get("maxmemory-policy"), **client.config_get("append*")}
     except redis.ResponseError as error:
-        return [Problem("Redis config unreadable", f"Redis refuses CONFIG GET ({trouble(error).detail}): check by hand that "
+        return [Problem("config", "Redis config unreadable", f"Redis refuses CONFIG GET ({trouble(error).detail}): check by hand that "
                         "maxmemory-policy is noeviction" + (" and appendonly yes, appendfsync always" if require_aof else ""), "")]
     found = []
     policy = config.get("maxmemory-policy")
     if policy != "noeviction":
-        found.append(Problem("Redis may evict games", f"Redis's maxmemory-policy is {policy}: when its memory is full it deletes keys, "
+        found.append(Problem("eviction", "Redis may evict games", f"Redis's maxmemory-policy is {policy}: when its memory is full it deletes keys, "
                              "games among them", f"{cli} CONFIG SET maxmemory-policy noeviction"))
     if require_aof and config.get("appendonly") != "yes":
-        found.append(Problem("Redis AOF is off", "Redis keeps no append-only file: a power cut can lose the last actions "
+        found.append(Problem("aof", "Redis AOF is off", "Redis keeps no append-only file: a power cut can lose the last actions "
                              "(the profile's [store] require_aof)", f"{cli} CONFIG SET appendonly yes"))
     elif require_aof and config.get("appendfsync") != "always":
-        found.append(Problem("Redis AOF not synced", f"Redis syncs its append-only file '{config.get('appendfsync')}', not at every "
+        found.append(Problem("aof", "Redis AOF not synced", f"Redis syncs its append-only file '{config.get('appendfsync')}', not at every "
                              "write: a power cut can lose the last actions", f"{cli} CONFIG SET appendfsync always"))
     return found
 

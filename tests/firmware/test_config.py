@@ -94,7 +94,7 @@ def test_the_desktop_profile_has_a_mock_reader_per_seat_and_a_shared_one():
 
 def test_the_pi_profile_uses_both_spi_buses_redis_and_an_i2c_ssd1306():
     profile = load_profile(CONFIG / "pi.toml")
-    assert profile.store.url == "redis://localhost:6379/0"
+    assert profile.store.url == "redis://localhost:6379/0" and profile.store.require_aof
     assert (profile.display.driver, profile.display.interface, profile.display.port, profile.display.address) == (
         "ssd1306", "i2c", 1, 0x3C)
     assert [(r.driver, r.bus, r.device) for r in profile.readers] == [
@@ -211,6 +211,7 @@ def test_unknown_keys_are_refused(tmp_path, text, fragments):
     (BASE + '\n[hints.games]\n"Taj Mahal" = true\n', ("hints.games.Taj Mahal: is not a game name",)),
     (replace("[[readers]]\nname = \"b\"", "[[readers]]\nname = 7"), ("readers[1].name: must be a string",)),
     (replace('url = "memory://"', 'url = ["memory://"]'), ("store.url: must be a string, not a list",)),
+    (replace('url = "memory://"', 'url = "redis://localhost/0"\nrequire_aof = "yes"'), ("store.require_aof: must be true or false",)),
     (replace('[display]\ndriver = "dummy"', '[display]\ndriver = "dummy"\n[display.extra]\nx = 1'),
      ("display.extra: unknown key",)),
 ])
@@ -239,6 +240,7 @@ def test_missing_required_keys_are_named(tmp_path, text, fragments):
     (replace('players = ["Ana", "Ben", "Cy"]', 'players = ["Ana"]\ngame = "chess"'),
      (f"table.game: 'chess' is not one of {', '.join(engines.names())}",)),
     (replace('url = "memory://"', 'url = "http://localhost:6379"'), ("store.url: 'http://localhost:6379' must",)),
+    (replace('url = "memory://"', 'url = "memory://"\nrequire_aof = true'), ("store.require_aof: an in-memory store",)),
     (replace('driver = "dummy"', 'driver = "st7735"'), ("display.driver: 'st7735' is not one of",)),
     (replace('driver = "dummy"', 'driver = "dummy"\nrotate = 90'), ("display.rotate: 90 is not one of 0, 180",)),
     (replace('driver = "dummy"', 'driver = "terminal"\naddress = 0x3C'),

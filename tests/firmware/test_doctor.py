@@ -36,16 +36,38 @@ def test_redis_not_answering_is_a_problem_with_the_fix(tmp_path):
 
 
 def test_redis_with_and_without_its_append_only_file(tmp_path, redis_server):
-    code, out = doctor(tmp_path, DESKTOP.replace('url = "memory://"', f'url = "{redis_server.url}"'))
+    on_redis = DESKTOP.replace('url = "memory://"', f'url = "{redis_server.url}"')
+    requiring = on_redis.replace(f'url = "{redis_server.url}"', f'url = "{redis_server.url}"\nrequire_aof = true')
+    code, out = doctor(tmp_path, requiring)
     assert code == 0 and "writes every action to disk before answering" in out
     plain = RedisServer(tmp_path / "plain", aof=False)
     (tmp_path / "plain").mkdir()
     plain.start()
     try:
-        code, out = doctor(tmp_path, DESKTOP.replace('url = "memory://"', f'url = "{plain.url}"'))
+        code, out = doctor(tmp_path, requiring.replace(redis_server.url, plain.url))
+        assert code == 1 and f"PROBLEM: Redis keeps no append-only file: a power cut can lose the last actions (the profile's [store] " \
+            f"require_aof); fix: redis-cli -p {plain.port} CONFIG SET appendonly yes" in out
+        code, out = doctor(tmp_path, on_redis.replace(redis_server.url, plain.url))
+        assert code == 0 and "ok: the profile does not require Redis's append-only file" in out
     finally:
         plain.stop()
-    assert code == 1 and "PROBLEM: Redis keeps no append-only file" in out
+
+
+def test_a_redis_that_may_evict_keys_is_a_problem_with_the_fix_and_the_lease_holder_is_shown(tmp_path, redis_server):
+    from firmware.journal import Journal
+    from firmware.journal.lease import this_process
+    from firmware.store import connect
+
+    client = connect(redis_server.url)
+    client.config_set("maxmemory-policy", "allkeys-lru")
+    code, out = doctor(tmp_path, DESKTOP.replace('url = "memory://"', f'url = "{redis_server.url}"'))
+    assert code == 1 and "PROBLEM: Redis's maxmemory-policy is allkeys-lru: when its memory is full it deletes keys, games among " \
+        f"them; fix: redis-cli -p {redis_server.port} CONFIG SET maxmemory-policy noeviction" in out
+    assert "ok: writer lease of table desktop: free (no tablemate writes table desktop now)" in out
+    Journal(client, "desktop").claim()
+    me = this_process()
+    _, out = doctor(tmp_path, DESKTOP.replace('url = "memory://"', f'url = "{redis_server.url}"'))
+    assert f"ok: writer lease of table desktop: held by {me.host} (pid {me.pid}) for 15 s more" in out
 
 
 def test_an_rc522_without_spidev_is_named(tmp_path):
