@@ -201,6 +201,7 @@ def test_dry_run_prints_every_step_and_changes_nothing(system, redis_port):
                      "would run: raspi-config nonint do_i2c 0", "would run: raspi-config nonint do_spi 0",
                      "would append to /boot/firmware/config.txt:", "dtoverlay=spi1-3cs",
                      "would run: redis-cli CONFIG SET appendonly yes", "would run: redis-cli CONFIG SET appendfsync always",
+                     "would run: redis-cli CONFIG SET maxmemory-policy noeviction",
                      "would write /etc/redis/tablemate.conf", "include /etc/redis/tablemate.conf",
                      "would run: useradd --system --user-group --home-dir /var/lib/tablemate",
                      "would write /etc/tablemate/pi.toml", "would run: python3 -m venv",
