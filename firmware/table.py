@@ -227,13 +227,19 @@ class Table:
         return self._take_notices() or changed
 
     def _take_notices(self) -> bool:
-        """Flash what the journal did to keep the game (written again, as a new game)."""
+        """Flash what the journal did to keep the game (written again, as a new game); the tag map,
+        held in memory too, is written again when the store lost it as well."""
         if not self.journal.notices:
             return False
         lines = self.journal.notices[-1]
         self.journal.notices.clear()
         self.store_notice = " ".join(lines)
         self._show(lines, error=False)
+        try:
+            if self.tags.restore():  # the store lost the game: it may have lost the tag map with it
+                log.warning("the tag map was gone from Redis: written again (%d tags)", len(self.tags.items()))
+        except STORE_ERRORS as error:
+            log.warning("the tag map could not be checked: %s", trouble(error).detail)
         return True
 
     # -- what to show ----------------------------------------------------------------------------

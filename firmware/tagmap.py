@@ -79,6 +79,13 @@ class TagMap:
             self.client.hset(self.key, mapping={uid: entry.to_json() for uid, entry in entries.items()})
         self._entries.update(entries)
 
+    def restore(self) -> bool:
+        """Write the whole map again when the store lost it (the key gone: FLUSHALL, a DEL); True when it did."""
+        if not self._entries or self.client.exists(self.key):
+            return False
+        self.client.hset(self.key, mapping={uid: entry.to_json() for uid, entry in self._entries.items()})
+        return True
+
     def forget(self, uid: str) -> bool:
         uid = normalise_uid(uid)
         self._entries.pop(uid, None)

@@ -19,14 +19,16 @@ class RedisServer:
     """One redis-server process with its own directory; AOF on (appendfsync always) as on the Pi.
 
     With `config` (a redis.conf, as apt installs it) the file decides persistence; only the port,
-    the directory and running in the foreground are set here.
+    the directory and running in the foreground are set here. `args` are more options, last.
     """
 
-    def __init__(self, directory: Path, aof: bool = True, config: Path | None = None, port: int | None = None):
+    def __init__(self, directory: Path, aof: bool = True, config: Path | None = None, port: int | None = None,
+                 args: tuple[str, ...] = ()):
         self.directory = directory
         self.port = port or free_port()
         self.aof = aof
         self.config = config
+        self.args = args
         self.process: subprocess.Popen | None = None
 
     @property
@@ -46,6 +48,7 @@ class RedisServer:
             args += ["--save", ""]
         if self.aof and not self.config:
             args += ["--appendonly", "yes", "--appendfsync", "always"]
+        args += self.args
         self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         client = redis.Redis(port=self.port)
         deadline = time.monotonic() + 10

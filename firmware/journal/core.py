@@ -531,8 +531,9 @@ class Journal:
 
     def load(self, gid: str) -> GameRecord:
         """Game `gid` with its entries; CorruptJournal when anything stored is unreadable, NoSuchGame
-        when nothing is stored under `gid`."""
-        with self.client.pipeline(transaction=True) as pipe:
+        when nothing is stored under `gid`. Two reads in one round trip, not a transaction: a full
+        Redis refuses every command queued in MULTI, and reads must work when writes cannot."""
+        with self.client.pipeline(transaction=False) as pipe:
             pipe.hgetall(self.header_key(gid))
             pipe.xrange(self.log_key(gid))
             header, stored = pipe.execute(raise_on_error=False)

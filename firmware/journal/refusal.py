@@ -39,6 +39,8 @@ REASONS = {
     "WRONGTYPE": "Redis key of wrong type",
 }
 _CODE = re.compile(r"(?:.*?(?:caused error|because of): )?([A-Z]{2,})\b", re.DOTALL)
+#: how redis-py prefixes the error of a command inside a transaction
+_ANNOTATION = re.compile(r"^Command # \d+ \(.*\) of pipeline caused error: ", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,8 @@ def trouble(error: BaseException) -> Trouble:
         return UNREACHABLE
     found = code(error)
     short = REASONS.get(found or "", f"Redis error {found}" if found else "Redis error")
-    return Trouble(short, f"{short}: {found + ' ' if found and found not in str(error) else ''}{error}")
+    text = _ANNOTATION.sub("", str(error))
+    return Trouble(short, f"{short}: {found + ' ' if found and not text.startswith(found) else ''}{text}")
 
 
 def is_wrong_type(error: Exception) -> bool:
