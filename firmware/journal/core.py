@@ -29,9 +29,9 @@ from .refusal import STORE_ERRORS, Refused, Trouble, is_wrong_type, trouble
 log = logging.getLogger(__name__)
 
 #: the idle table compares the store's signs of its game (lease, length, top entry, header, current) this often
-CHECK_S = 2.0
+CHECK_S = 1.0
 #: and the whole stream this often
-AUDIT_S = 20.0
+AUDIT_S = 5.0
 #: attempts at one transaction while the keys it watches keep changing under it
 ATTEMPTS = 5
 BUSY = Trouble("Redis busy", "Redis busy: the game's keys kept changing during every attempt to write")

@@ -66,6 +66,24 @@ def test_no_ready_while_the_store_does_not_answer_at_boot_and_ready_once_it_does
     assert process.wait(unit_seconds("TimeoutStopSec")) == 0, process.stderr()
 
 
+def test_tag_files_given_while_the_store_does_not_answer_wait_for_it_like_the_service(tmp_path, redis_server, notify_socket, tablemate):
+    """`tablemate run --tags FILE` with Redis down waits for it (it used to exit with status 3), then
+    enrols the file once Redis answers."""
+    from firmware.store import connect
+
+    notify = notify_socket("path")
+    redis_server.stop()
+    process = tablemate(desktop_profile(tmp_path, store=redis_server.url), tmp_path, notify=notify.address,
+                        tags=[DEMOS / "maharani.tags.toml"])
+    notify.wait_for(lambda m: m.get("STATUS") == "Waiting for Redis", 30, "STATUS=Waiting for Redis")
+    assert process.process.poll() is None, process.stderr()
+    redis_server.start()
+    notify.wait_for(lambda m: m.get("READY") == "1", 30, "READY=1 once Redis answers")
+    assert len(connect(redis_server.url).hgetall("tablemate:desktop:tags")) == 56
+    process.signal(signal.SIGTERM)
+    assert process.wait(unit_seconds("TimeoutStopSec")) == 0, process.stderr()
+
+
 def test_a_stop_while_waiting_for_the_store_is_clean(tmp_path, redis_server, notify_socket, tablemate):
     notify = notify_socket("abstract")
     redis_server.stop()
