@@ -173,7 +173,7 @@ class Table:
         for problem in found:
             log.warning("Redis set-up: %s%s", problem.text, f"; fix: {problem.fix}" if problem.fix else "")
         if found:
-            self._show(("Warning:", found[0].short, "See tablemate doctor"), error=True)
+            self._show((found[0].short, "Run tablemate doctor"), error=True)
 
     # -- input -----------------------------------------------------------------------------------
 
@@ -231,9 +231,8 @@ class Table:
         held in memory too, is written again when the store lost it as well."""
         if not self.journal.notices:
             return False
-        lines = self.journal.notices[-1]
+        lines, self.store_notice = self.journal.notices[-1]
         self.journal.notices.clear()
-        self.store_notice = " ".join(lines)
         self._show(lines, error=False)
         try:
             if self.tags.restore():  # the store lost the game: it may have lost the tag map with it

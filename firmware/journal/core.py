@@ -120,8 +120,9 @@ class Journal:
         self.me = instance or lease.this_process()
         #: why writes wait now (None: they do not)
         self.trouble: Trouble | None = None
-        #: what the table should flash once (a game written again), oldest first; the table takes them
-        self.notices: list[tuple[str, ...]] = []
+        #: what the table should tell once (a game written again), oldest first: the screen's lines
+        #: and a sentence for STATUS=; the table takes them
+        self.notices: list[tuple[tuple[str, ...], str]] = []
         self._mirrors: dict[str, Mirror] = {}
         self._active: Mirror | None = None
         self._queue: list[Op] = []
@@ -437,10 +438,10 @@ class Journal:
         self._queue = [op for op in self._queue if op.mirror is not mirror]
         if gid == old:
             log.warning("game %s written again from memory (%d entries): %s", gid, len(mirror.entries), why.detail)
-            self.notices.append((why.short, "Game saved again"))
+            self.notices.append(((why.short, "Game saved again"), f"{why.short}: game {gid} saved again"))
         else:
             log.warning("game %s: %s; the game is now stored as %s (forked_from %s)", old, why.detail, gid, old)
-            self.notices.append((why.short, "Saved as new game", gid))
+            self.notices.append(((why.short, "Saved as a new game"), f"{why.short}: game {old} saved again as game {gid}"))
         self._publish({"event": "rewritten", "gid": gid})
 
     def _only_ours(self, mirror: Mirror, stored: list[tuple[str, dict]]) -> bool:

@@ -91,13 +91,12 @@ def test_what_vanishes_from_the_store_is_written_again_from_memory_under_the_sam
     gid, client = table.session.gid, connect(redis_server.url)
     tags = client.hgetall("tablemate:t1:tags")
     TAMPER[tamper](client, gid)
-    told = (SAID[tamper], "Game saved again")
     if noticed == "while idle":
         table.rig.hands.passes(CHECK_S + 0.1)
-        assert table.rig.table.view() == FlashView(told)
+        assert table.rig.table.view() == FlashView((SAID[tamper], "Game saved again"))
     else:
         table.play_next()
-    assert f"; {' '.join(told)}" in " | ".join(statuses.lines)
+    assert f"; {SAID[tamper]}: game {gid} saved again" in " | ".join(statuses.lines)
     for _ in range(5):
         table.play_next()
     assert client.hgetall("tablemate:t1:tags") == tags  # FLUSHALL took the tag map too: it was written again
@@ -128,7 +127,7 @@ def test_data_the_table_did_not_write_is_left_alone_and_the_game_moves_to_a_new_
         table.play_next()
         said = "Another table writes as t1"
     new = table.session.gid
-    assert new != old and f"; {said} Saved as new game {new}" in " | ".join(statuses.lines)
+    assert new != old and f"; {said}: game {old} saved again as game {new}" in " | ".join(statuses.lines)
     stored_old = client.xrange(f"tablemate:t1:game:{old}:log")
     for _ in range(4):
         table.play_next()
@@ -252,3 +251,14 @@ def test_a_second_table_with_the_same_id_writes_nothing_until_the_first_is_gone_
     second.hands.passes(0.2)
     assert second.table.journal.pending == 0 and canonical(stored_game(redis_server.url)[1]) == canonical(game[: len(actions) + 1])
     second.close()
+
+
+def test_a_redis_set_up_to_lose_games_is_warned_about_once_at_boot(redis_server, caplog):
+    client = connect(redis_server.url)
+    client.config_set("maxmemory-policy", "allkeys-lru")
+    rig = Rig(redis_server.url)
+    assert rig.table.view() == FlashView(("Redis may evict games", "Run tablemate doctor"), error=True)
+    assert f"fix: redis-cli -p {redis_server.port} CONFIG SET maxmemory-policy noeviction" in caplog.text
+    rig.hands.passes(rig.table.settings.error_s + 0.1)
+    assert rig.table.running is not None and not isinstance(rig.table.view(), FlashView)  # choosing a game, warned once
+    rig.close()

@@ -205,7 +205,11 @@ def stored(journal: Journal, gid: str) -> list[dict]:
     return journal.load(gid).actions
 
 
-@pytest.mark.parametrize("tamper", ["stream", "header", "current", "flushall", "entry deleted"])
+SAID = {"stream": "Game gone from Redis", "header": "Game header gone", "current": "Current game lost",
+        "flushall": "Game gone from Redis", "entry deleted": "Game changed in Redis"}
+
+
+@pytest.mark.parametrize("tamper", SAID)
 def test_what_vanished_from_the_store_is_written_again_under_the_same_gid(journal, tamper):
     played(journal, 3)
     r = journal.client
@@ -216,15 +220,15 @@ def test_what_vanished_from_the_store_is_written_again_under_the_same_gid(journa
     assert journal.pending == 0 and journal.gid_of("g1") == "g1"
     assert stored(journal, "g1") == [{"n": n} for n in range(1, 5)]
     assert journal.current() == "g1" and journal.games() == ["g1"] and r.hget(journal.header_key("g1"), "status") == "playing"
-    assert journal.notices[-1][1] == "Game saved again"
+    assert journal.notices[-1] == ((SAID[tamper], "Game saved again"), f"{SAID[tamper]}: game g1 saved again")
 
 
 def test_the_idle_check_notices_without_waiting_for_an_action(journal):
     played(journal, 2)
     journal.tick(0.0)
     journal.client.delete(journal.log_key("g1"))
-    assert journal.tick(1.0) is False  # checked every CHECK_S
-    assert journal.tick(2.5) and journal.notices == [("Game gone from Redis", "Game saved again")]
+    assert journal.tick(0.5) is False  # checked every CHECK_S
+    assert journal.tick(1.5) and journal.notices[0][0] == ("Game gone from Redis", "Game saved again")
     assert stored(journal, "g1") == [{"n": 1}, {"n": 2}]
 
 
@@ -239,7 +243,8 @@ def test_an_entry_another_writer_put_at_the_next_id_moves_the_game_to_a_new_gid(
     assert journal.client.xrange(journal.log_key("g1"))[-1] == ("3-0", foreign)  # the other writer's data stays
     assert journal.load(new).notes == {"forked_from": "g1", "fork_reason": "entry 3-0 was written by another writer"}
     assert journal.load("g1").notes == {"forked_to": new}
-    assert journal.notices[-1] == ("Another table writes as t1", "Saved as new game", new)
+    assert journal.notices[-1] == (("Another table writes as t1", "Saved as a new game"),
+                                   f"Another table writes as t1: game g1 saved again as game {new}")
     journal.append("g1", 4, {"n": 4})  # the game goes on under its new gid
     assert stored(journal, new)[-1] == {"n": 4}
 
