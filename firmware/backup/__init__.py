@@ -244,11 +244,14 @@ def _write(client, table: str, game: GameRecord, start: int) -> None:
     journal = Journal(client, table, clock=lambda: game.created)
     if start == 0:
         journal.begin_game(game.gid, game.game, game.players, game.options, game.hints)
+    else:
+        journal.adopt(journal.load(game.gid))
     entries = [action if kind == "action" else None for kind, action in game.entries[start:]]
     if entries:
         journal.append(game.gid, start + 1, *entries)
     if game.status != "playing":
         journal.set_status(game.gid, game.status, game.scores)
+    journal.release()
     if journal.pending:
-        raise RestoreFailed(f"the store stopped answering while game {game.gid} was written; run restore again "
-                            f"when it answers (what is written is kept, and a second run completes it)")
+        raise RestoreFailed(f"the store did not take game {game.gid} ({journal.trouble.detail}); run restore again "
+                            f"once it does (what is written is kept, and a second run completes it)")
