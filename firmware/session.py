@@ -17,6 +17,29 @@ from .journal import CorruptJournal, GameRecord, Journal, new_gid
 GID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
 
+def replay(gid: str, name: str, players: list[str], options: dict, entries: list[tuple[int, str, dict | None]]) -> list[engines.State]:
+    """The standing states of game `gid` replayed through its engine from its numbered entries
+    (number, kind, action); CorruptJournal at an unknown game, a refused set-up or the first entry
+    the rules refuse: corruption, never history to skip."""
+    if name not in engines.names():
+        raise CorruptJournal(gid, f"unknown game {name!r}")
+    game = engines.get(name)
+    try:
+        states = [game.start(players, options)]
+    except engines.IllegalAction as refused:
+        raise CorruptJournal(gid, f"its set-up is refused: {refused}") from None
+    for number, kind, action in entries:
+        if kind == "undo":
+            if len(states) > 1:
+                states.pop()
+            continue
+        try:
+            states.append(game.apply(states[-1], action))
+        except engines.IllegalAction as refused:
+            raise CorruptJournal(gid, f"entry {number}-0 is refused by the rules: {refused}", number) from None
+    return states
+
+
 @dataclass
 class Session:
     journal: Journal
@@ -81,22 +104,8 @@ class Session:
 
     @classmethod
     def from_record(cls, journal: Journal, record: GameRecord) -> "Session":
-        if record.game not in engines.names():
-            raise CorruptJournal(record.gid, f"unknown game {record.game!r}")
-        game = engines.get(record.game)
-        try:
-            states = [game.start(record.players, record.options)]
-        except engines.IllegalAction as refused:
-            raise CorruptJournal(record.gid, f"its set-up is refused: {refused}") from None
-        for number, (kind, action) in enumerate(record.entries, start=1):
-            if kind == "undo":
-                if len(states) > 1:
-                    states.pop()
-                continue
-            try:
-                states.append(game.apply(states[-1], action))
-            except engines.IllegalAction as refused:
-                raise CorruptJournal(record.gid, f"entry {number}-0 is refused by the rules: {refused}", number) from None
+        numbered = [(number, kind, action) for number, (kind, action) in enumerate(record.entries, start=1)]
+        states = replay(record.gid, record.game, record.players, record.options, numbered)
         return cls(journal, record.gid, record.game, record.players, record.options, states, len(record.entries), record.hints)
 
     def apply(self, action: dict) -> engines.State:

@@ -21,6 +21,7 @@ import redis
 
 import engines
 
+from ..session import replay
 from .core import Journal
 from .records import HEAD_ID, CorruptJournal, NoSuchGame, head_fields, parse_identity, parse_state, scan
 from .refusal import is_wrong_type
@@ -131,30 +132,17 @@ def _replay(report: Report, found: list[tuple[int, str, dict | None]]) -> None:
     identity = report.identity
     if identity is None:
         return
-    if identity["game"] not in engines.names():
-        report.damages.append(Damage(None, f"unknown game {identity['game']!r}"))
-        return
-    game = engines.get(identity["game"])
-    try:
-        states = [game.start(identity["players"], identity["options"])]
-    except engines.IllegalAction as refused:
-        report.damages.append(Damage(None, f"its set-up is refused: {refused}"))
-        return
-    report.title = f"{game.title}, {len(identity['players'])} players"
+    if identity["game"] in engines.names():
+        report.title = f"{engines.get(identity['game']).title}, {len(identity['players'])} players"
     first = report.first_damaged
-    for number, kind, action in found:
-        if first is not None and number >= first:
-            report.notes.append(f"entries from {first}-0 on are not judged by the rules: each depends on the ones before")
-            return
-        if kind == "undo":
-            if len(states) > 1:
-                states.pop()
-            continue
-        try:
-            states.append(game.apply(states[-1], action))
-        except engines.IllegalAction as refused:
-            report.damages.append(Damage(number, f"is refused by the rules: {refused}"))
-            first = number
+    try:
+        replay(report.gid, identity["game"], identity["players"], identity["options"],
+               [entry for entry in found if first is None or entry[0] < first])
+    except CorruptJournal as refused:
+        report.damages.append(Damage(refused.entry, refused.reason.removeprefix(f"entry {refused.entry}-0 ")))
+    first = report.first_damaged
+    if first is not None and any(number > first for number, _, _ in found):
+        report.notes.append(f"entries after {first}-0 are not judged by the rules: each depends on the ones before")
 
 
 def repair(journal: Journal, gid: str, truncate_at: int, backup_dir: Path) -> list[str]:
