@@ -312,14 +312,24 @@ class Journal:
         holder, current = r.mget(self.lease_key, self.key("current"))
         self._may_write(holder)
         try:
-            length = r.xlen(self.log_key(mirror.gid))
-            top = r.xrevrange(self.log_key(mirror.gid), count=1)
+            info = self._stream_info(r, self.log_key(mirror.gid))
             header = r.hgetall(self.header_key(mirror.gid))
         except redis.ResponseError as error:
             if is_wrong_type(error):
                 raise Diverged("Game changed in Redis", f"one of its keys holds another kind of data ({error})") from None
             raise
-        return Seen(holder, current, length, tuple(top[0]) if top else None, header)
+        top = info.get("last-entry")
+        return Seen(holder, current, info.get("length", 0), tuple(top) if top else None, header)
+
+    @staticmethod
+    def _stream_info(r: redis.Redis, key: str) -> dict:
+        """XINFO STREAM (the length and the newest entry in one command); {} when there is no stream."""
+        try:
+            return r.xinfo_stream(key)
+        except redis.ResponseError as error:
+            if "no such key" in str(error).lower():
+                return {}
+            raise
 
     def _holds(self, mirror: Mirror, seen: Seen, begun: bool, count: int) -> bool:
         """Whether the store holds `mirror`'s game as it is with `count` entries (not begun: nothing)."""
@@ -360,7 +370,7 @@ class Journal:
             before, after = (True, mirror.written), (True, op.upto) if op.kind == "entries" else None
         if not self._holds(mirror, seen, *before):
             if after is not None and self._holds(mirror, seen, *after):
-                self._written(op)
+                self._written(op)  # and published by the transaction that wrote it
                 return
             raise self._diverged(mirror, seen)
         gid, log_key = mirror.gid, self.log_key(mirror.gid)
@@ -377,6 +387,7 @@ class Journal:
             pipe.xadd(log_key, mirror.entries[number - 1], id=f"{number}-0", nomkstream=exists)
         pipe.zadd(self.key("games"), {gid: mirror.identity["created"]})
         pipe.set(self.lease_key, self.me.text, px=int(lease.TTL_S * 1000))
+        pipe.publish(self.key("updates"), json.dumps(self._update(op)))
         results = pipe.execute(raise_on_error=False)
         failed = [r for r in results if r is None or isinstance(r, Exception)]
         if failed:
@@ -384,15 +395,20 @@ class Journal:
         self._written(op)
 
     def _written(self, op: Op) -> None:
+        if op.kind == "begin":
+            op.mirror.begun = True
+        elif op.kind == "entries":
+            op.mirror.written = op.upto
+
+    @staticmethod
+    def _update(op: Op) -> dict:
+        """What live viewers are told of a write (published in its transaction: sent when it is made)."""
         mirror = op.mirror
         if op.kind == "begin":
-            mirror.begun = True
-            self._publish({"event": "new_game", "gid": mirror.gid})
-        elif op.kind == "entries":
-            mirror.written = op.upto
-            self._publish({"event": mirror.entries[op.upto - 1]["kind"], "gid": mirror.gid, "entry": op.upto})
-        else:
-            self._publish({"event": mirror.state["status"], "gid": mirror.gid})
+            return {"event": "new_game", "gid": mirror.gid}
+        if op.kind == "entries":
+            return {"event": mirror.entries[op.upto - 1]["kind"], "gid": mirror.gid, "entry": op.upto}
+        return {"event": mirror.state["status"], "gid": mirror.gid}
 
     def _rewrite(self, mirror: Mirror) -> None:
         """Write the whole game again from memory: under its gid when every stored entry is one this
@@ -428,6 +444,7 @@ class Journal:
             if mirror is self._active:
                 pipe.set(self.key("current"), gid)
             pipe.set(self.lease_key, self.me.text, px=int(lease.TTL_S * 1000))
+            pipe.publish(self.key("updates"), json.dumps({"event": "rewritten", "gid": gid}))
             pipe.execute()
             mirror.head, mirror.state = head, state
             return gid
@@ -442,7 +459,6 @@ class Journal:
         else:
             log.warning("game %s: %s; the game is now stored as %s (forked_from %s)", old, why.detail, gid, old)
             self.notices.append(((why.short, "Saved as a new game"), f"{why.short}: game {old} saved again as game {gid}"))
-        self._publish({"event": "rewritten", "gid": gid})
 
     def _only_ours(self, mirror: Mirror, stored: list[tuple[str, dict]]) -> bool:
         """Every stored entry is one this process wrote, at its id (some may be missing)."""
@@ -495,13 +511,6 @@ class Journal:
                 log.warning("game %s: %s; it is written again from memory", mirror.gid, why.detail)
                 mirror.lost = why
         return False
-
-    def _publish(self, message: dict) -> None:
-        """Tell live viewers; a message lost is only a view refreshed later, never a write to repeat."""
-        try:
-            self.client.publish(self.key("updates"), json.dumps(message))
-        except STORE_ERRORS as error:
-            log.debug("update not published: %s", error)
 
     # -- reads -----------------------------------------------------------------------------------
 

@@ -152,8 +152,8 @@ def test_killed_at_random_moments_the_game_ends_as_if_never_interrupted(redis_se
 @pytest.mark.parametrize("writes", [0, 1, 2])
 def test_power_lost_inside_a_two_card_play_keeps_a_play(memory_url, writes):
     """The coloured card is played (stored, shown), then the second card joins it; the power goes
-    after `writes` more changes reach Redis (each change is published: architecture.md). Recovered,
-    the player's play stands: the one-card play or the two-card play, never neither."""
+    after `writes` more transactions reach Redis (every change is one). Recovered, the player's play
+    stands: the one-card play or the two-card play, never neither."""
     actions = bot_game("taj_mahal", PLAYERS, {}, SEED)
     number = next(n for n, a in enumerate(actions) if a["type"] == "play" and len(a["cards"]) == 2
                   and a["cards"][1].get("special") != "color_change")
@@ -165,20 +165,31 @@ def test_power_lost_inside_a_two_card_play_keeps_a_play(memory_url, writes):
     pilot.play(actions[:number])
     coloured, second = actions[number]["cards"]
     pilot.perform({**actions[number], "cards": [coloured]}, number + 1)
-    client, publish = rig.table.journal.client, rig.table.journal.client.publish
+    client, pipeline = rig.table.journal.client, rig.table.journal.client.pipeline
     allowed = [writes]
 
-    def publish_then_maybe_power_cut(*args):
-        publish(*args)
-        allowed[0] -= 1
-        if allowed[0] == 0:
-            memory_server(memory_url).connected = False
+    def pipeline_cut_after_its_transaction(*args, **kwargs):
+        pipe = pipeline(*args, **kwargs)
+        execute = pipe.execute
 
-    client.publish = publish_then_maybe_power_cut
+        def execute_then_maybe_power_cut(*args, **kwargs):
+            transaction = pipe.explicit_transaction  # execute() resets it
+            results = execute(*args, **kwargs)
+            if transaction:
+                allowed[0] -= 1
+                if allowed[0] == 0:
+                    memory_server(memory_url).connected = False
+            return results
+
+        pipe.execute = execute_then_maybe_power_cut
+        return pipe
+
+    client.pipeline = pipeline_cut_after_its_transaction
     if writes == 0:
         memory_server(memory_url).connected = False
     rig.tap(uids[second["id"]], actions[number]["player"])
     assert rig.table.session.actions[-1]["cards"] == [coloured, second]
+    assert writes == 0 or allowed[0] < writes, "no transaction went through the power-cut hook"
     rig.close()  # the power is cut: what waits in memory is gone
     memory_server(memory_url).connected = True
 
