@@ -52,7 +52,7 @@ class Diverged(Exception):
         self.detail = detail
 
 
-@dataclass
+@dataclass(eq=False)
 class Mirror:
     """A game as this process holds it: what the store must hold, and how much it is known to hold."""
 
@@ -88,7 +88,7 @@ class Mirror:
         return stream[-1] if stream else None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Op:
     """A write waiting in line: the header ("begin"), entries up to `upto`, the header hash
     ("header"), or the whole game written again ("rewrite")."""
@@ -286,7 +286,7 @@ class Journal:
         if op.kind != "rewrite" and mirror.lost is None:
             try:
                 self.transact(self._keys(mirror), lambda pipe: self._write(pipe, op))
-                self._queue.remove(op)
+                self._queue.pop(0)  # `op` is the first in line
                 return
             except Diverged as why:
                 log.warning("game %s: %s; it is written again from memory", mirror.gid, why.detail)
