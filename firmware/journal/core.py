@@ -385,14 +385,22 @@ class Journal:
         for number in range(first, op.upto + 1):
             exists = seen.length > 0 or number > first
             pipe.xadd(log_key, mirror.entries[number - 1], id=f"{number}-0", nomkstream=exists)
-        pipe.zadd(self.key("games"), {gid: mirror.identity["created"]})
-        pipe.set(self.lease_key, self.me.text, px=int(lease.TTL_S * 1000))
-        pipe.publish(self.key("updates"), json.dumps(self._update(op)))
-        results = pipe.execute(raise_on_error=False)
-        failed = [r for r in results if r is None or isinstance(r, Exception)]
+        failed = [r for r in self._commit(pipe, mirror, gid, self._update(op)) if r is None or isinstance(r, Exception)]
         if failed:
             raise Diverged("Game changed in Redis", f"Redis refused part of a write: {failed[0]}")
         self._written(op)
+
+    def _commit(self, pipe: redis.client.Pipeline, mirror: Mirror, gid: str, update: dict) -> list:
+        """Renew the lease, tell live viewers, list the game in `games`, and run the transaction: the
+        results of the game's own commands. `games` is an index: a failure to update it (the key
+        holding another type) is logged, never a reason to write the game again."""
+        pipe.set(self.lease_key, self.me.text, px=int(lease.TTL_S * 1000))
+        pipe.publish(self.key("updates"), json.dumps(update))
+        pipe.zadd(self.key("games"), {gid: mirror.identity["created"]})
+        *results, _, _, listed = pipe.execute(raise_on_error=False)
+        if isinstance(listed, Exception):
+            log.warning("game %s is not listed in %s: %s", gid, self.key("games"), listed)
+        return results
 
     def _written(self, op: Op) -> None:
         if op.kind == "begin":
@@ -440,12 +448,11 @@ class Journal:
             pipe.hset(self.header_key(gid), mapping={**{k: v for k, v in head.items() if k != "kind"}, **state})
             if header and not ours:
                 pipe.hset(self.header_key(old), "forked_to", gid)
-            pipe.zadd(self.key("games"), {gid: mirror.identity["created"]})
             if mirror is self._active:
                 pipe.set(self.key("current"), gid)
-            pipe.set(self.lease_key, self.me.text, px=int(lease.TTL_S * 1000))
-            pipe.publish(self.key("updates"), json.dumps({"event": "rewritten", "gid": gid}))
-            pipe.execute()
+            failed = [r for r in self._commit(pipe, mirror, gid, {"event": "rewritten", "gid": gid}) if isinstance(r, Exception)]
+            if failed:
+                raise failed[0]
             mirror.head, mirror.state = head, state
             return gid
 

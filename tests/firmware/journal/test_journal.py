@@ -290,3 +290,11 @@ def test_a_key_holding_another_type_of_data_is_left_alone(journal):
 ])
 def test_every_refusal_has_a_one_line_reason(error, short):
     assert trouble(error).short == short and len(short) <= 25
+
+
+def test_a_games_index_of_another_type_does_not_stop_the_writes(journal):
+    played(journal, 1)
+    journal.client.delete(journal.key("games"))
+    journal.client.set(journal.key("games"), "not a sorted set")
+    journal.append("g1", 2, {"n": 2})
+    assert journal.pending == 0 and not journal.offline and stored(journal, "g1") == [{"n": 1}, {"n": 2}]
