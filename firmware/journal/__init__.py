@@ -16,7 +16,8 @@ MULTI/EXEC transaction under WATCH of the lease, `current`, the game's stream an
 reading them. Before a write the store must hold exactly what this process knows it wrote: the
 stream's length and top entry, the header's identity, and `current` naming the game on the table.
 - It does: the write is made (XADD with the entry's explicit id, NOMKSTREAM once the stream exists;
-  the header hash; `current` at a game's start; the `games` index; the lease renewed).
+  the header hash; `current` at a game's start; the lease renewed; the `games` index; the update
+  for live viewers published in the same transaction, so it is sent exactly when the write is made).
 - It already holds what the write would make: an earlier attempt ran and only its reply was lost.
   The write counts as done and is not made twice.
 - The lease is held by another live process: nothing is written. The writes wait, the screen says
