@@ -18,8 +18,10 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(VENV)/bin/tablemate demo
 
+# Two workers (pytest-xdist): most of the suite waits on processes, Redis and the browser, so the two
+# cores overlap that waiting; every test takes its own ports and directories.
 test: $(STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2
 
 bench: $(STAMP)
 	$(PY) bench/run.py
