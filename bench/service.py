@@ -1,7 +1,7 @@
 """Service figures: the time from spawning `tablemate run` to its READY=1, and the CPU the running
 appliance uses while nobody plays.
 
-Both run the desktop profile (config/desktop.toml: memory store, terminal display, five mock seat
+Both run the desktop profile (the desktop profile: memory store, terminal display, five mock seat
 readers and a shared one polled every 50 ms, mocked buttons, the web view) as a child process that
 reports to a notify socket of ours, as under systemd (NOTIFY_SOCKET, WATCHDOG_USEC of the unit's
 WatchdogSec). Two changes only: the web view listens on a free port instead of 8080, and the
@@ -98,7 +98,7 @@ def run() -> dict:
                               fake_spidev=FAKE_CHIPS)
     median, worst = statistics.median(times), max(times)
     return {
-        "profile": "config/desktop.toml (web on a free port, frames to a file)",
+        "profile": "the desktop profile (web on a free port, frames to a file)",
         "ready_s": {"median": round(median, 3), "max": round(worst, 3), "runs": [round(t, 3) for t in times]},
         "ready_target_s": TARGET_READY_S,
         "idle_cpu": idle,

@@ -3,9 +3,10 @@ buttons, the loop, and optionally the live web view.
 
 `App.build(profile)` opens everything; `app.run()` serves until SIGTERM or SIGINT (the handlers only
 ask the loop to stop: it flushes the journal and leaves its last frame), then releases the display,
-the readers, the buttons and the web view, and returns the exit code. While it serves, faulthandler
-is on: when systemd's watchdog kills a stuck loop (SIGABRT), every thread's stack goes to stderr,
-i.e. to the system journal, and says where the loop was stuck. The display is driven by its own
+the readers, the buttons and the web view, and returns the exit code. The web view is a side
+feature: a port in use or a crash of its thread is noted on the STATUS= line and the table plays on.
+While it serves, faulthandler is on: when systemd's watchdog kills a stuck loop (SIGABRT), every
+thread's stack goes to stderr, i.e. to the system journal, and says where the loop was stuck. The display is driven by its own
 thread (drivers/display/sender.py); it and the readers' thread are watched the same way: while one
 of them is dead or stuck, the loop stops pinging the watchdog.
 
@@ -30,7 +31,7 @@ from .config import Profile
 from .journal import Journal
 from .loop import Loop
 from .sdnotify import Notifier
-from .store import connect
+from .store import Choice, choose, connect
 from .table import Table, TableSettings
 from .tagmap import TagEntry, TagMap
 
@@ -69,6 +70,7 @@ class App:
     display: DisplayThread
     readers: ReaderGroup
     buttons: ButtonPanel
+    store: Choice
     web: Any = None
 
     @classmethod
@@ -80,22 +82,28 @@ class App:
         see (virtual-time scripts and tests replace them); `tags` (from tag files) are enrolled once
         the store answers."""
         check_gpio(profile)
-        client = connect(profile.store.url)
+        store = choose(profile.store.url, profile.store.fallback)
+        client = connect(store.url)
         journal = Journal(client, profile.table.id)
         table = Table(journal, TagMap(client, profile.table.id), table_settings(profile), clock, imports=tags)
         display = DisplayThread(open_display(profile.display, stream=stream, clock=clock),
                                 care=care_for(profile.display, clock), clock=clock)
         display.start()
-        loop = Loop(table, display, notifier=notifier or Notifier(), clock=clock, on_stop=profile.display.on_stop)
+        loop = Loop(table, display, notifier=notifier or Notifier(), clock=clock, on_stop=profile.display.on_stop,
+                    durable=store.durable)
+        if store.note:
+            loop.notes["store"] = store.note
+            log.warning("store: %s", store.note)
         loop.watch("tablemate-display", display.alive)
         readers = open_readers(profile.readers, loop.post, timing=profile.reader_timing, clock=clock, sleep=sleep)
         loop.watch("readers", readers.alive)
         buttons = open_buttons(profile.buttons, loop.post, clock=clock)
-        app = cls(profile, loop, display, readers, buttons)
+        app = cls(profile, loop, display, readers, buttons, store)
         if profile.web.enabled if web is None else web:
             from .web import Background
 
-            app.web = Background(profile.store.url, profile.table.id, profile.web.bind, profile.web.port)
+            app.web = Background(store.url, profile.table.id, profile.web.bind, profile.web.port,
+                                 on_failure=lambda text: loop.note("web view", text))
         return app
 
     def run(self) -> int:
@@ -105,8 +113,7 @@ class App:
         if tracebacks:
             faulthandler.enable()
         try:
-            if self.web is not None:
-                self.web.start()
+            self._start_web()
             self.readers.start()
             self.loop.run()
             return 0
@@ -116,6 +123,16 @@ class App:
                 faulthandler.disable()
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
+
+    def _start_web(self) -> None:
+        """Start the live view; when it cannot start (its port taken...), say so and play on without it."""
+        if self.web is None:
+            return
+        try:
+            self.web.start()
+        except RuntimeError as error:
+            self.loop.notes["web view"] = str(error)
+            log.warning("web view: %s; the table plays on without it", error)
 
     def close(self) -> None:
         """Release everything this app opened (idempotent)."""

@@ -1,6 +1,7 @@
 """The `tablemate` command (argparse: in the standard library, and enough for these subcommands).
 
     tablemate run [--config FILE] [--script FILE] [--tags FILE]   the appliance
+    tablemate sim [--tags FILE] [--port N]                        the whole table in a browser page
     tablemate demo [GAME]                                         a recorded game, mocked hardware
     tablemate status [--json]                                     the current game of the table
     tablemate log export [GID]                                    a game log as JSON (header + actions)
@@ -16,6 +17,8 @@
     tablemate doctor                                              is everything answering?
     tablemate panel-off                                           the stopped table's panel, off later
 
+Every command finds its profile the same way (firmware.config.find_profile): --config, else
+$TABLEMATE_CONFIG, else /etc/tablemate/pi.toml when it exists, else the built-in desktop profile.
 Exit status: 0 done; 1 `log check` found damage; 2 bad input or a damaged game (the message says
 which, and the command that deals with it); 3 the store does not answer or refuses; 78 (EX_CONFIG) a
 bad profile, which the service unit does not restart on.
@@ -24,41 +27,34 @@ bad profile, which the service unit does not restart on.
 import argparse
 import json
 import sys
-import threading
 from pathlib import Path
 
 import engines
+import redis
 
-from . import backup, demo, gamelog, script, tagfile
+from . import backup, demo, gamelog, report, script, tagfile
 from .boards import BoardFileError, Boards
-from .config import ProfileError, load_profile
+from .config import ProfileError, find_profile, load_profile
 from .enrolment import Summary
 from .journal import STORE_ERRORS, CorruptJournal, Journal, NoSuchGame, Refused, trouble
 from .journal.check import RepairRefused, examine, repair
 from .session import Session
-from .store import connect
+from .store import choose, connect
 from .tagmap import TagMap
 
 EX_CONFIG = 78
-DEFAULT_CONFIG = "config/desktop.toml"
 
 
-def score_table(game: engines.Game, state: engines.State) -> str:
-    scores = game.scores(state)
-    keys = list(scores[0].breakdown)
-    width = max(len(s.player) for s in scores)
-    columns = [max(8, len(k)) for k in keys]
-    lines = [f"{'':{width}}  {'total':>5}  " + "  ".join(f"{k:>{c}}" for k, c in zip(keys, columns))]
-    for score in scores:
-        lines.append(f"{score.player:{width}}  {score.total:>5}  " + "  ".join(f"{score.breakdown[k]:>{c}}" for k, c in zip(keys, columns)))
-    return "\n".join(lines)
+def _profile(args: argparse.Namespace):
+    return load_profile(find_profile(args.config))
 
 
 def _store(args: argparse.Namespace):
-    """The profile's Redis client, journal and tag map."""
-    profile = load_profile(args.config)
-    client = connect(profile.store.url)
-    return profile, Journal(client, profile.table.id), TagMap(client, profile.table.id)
+    """The profile, the store it leads to, its journal and tag map."""
+    profile = _profile(args)
+    store = choose(profile.store.url, profile.store.fallback)
+    client = connect(store.url)
+    return profile, store, Journal(client, profile.table.id), TagMap(client, profile.table.id)
 
 
 # -- the appliance ---------------------------------------------------------------------------------
@@ -66,19 +62,23 @@ def _store(args: argparse.Namespace):
 
 def _run(args: argparse.Namespace) -> int:
     from .app import App
-    from .console import Console
 
-    profile = load_profile(args.config)
+    profile = _profile(args)
     tags = {uid: entry for path in args.tags for uid, entry in tagfile.load(path).items()}
-    app = App.build(profile, tags=tags)
-    hands = script.RealTime(app)
     if args.script:
-        steps = script.load(args.script)
-        hands.check(steps)
-        threading.Thread(target=hands.play, args=(steps,), name="tablemate-script", daemon=True).start()
-    elif args.keyboard:
-        Console(app, hands).start()
-    return app.run()
+        return script.run_file(profile, args.script, tags, realtime=args.realtime)
+    if args.keyboard:
+        from .console import run
+
+        return run(profile, tags)
+    return App.build(profile, tags=tags).run()
+
+
+def _sim(args: argparse.Namespace) -> int:
+    from .sim import run
+
+    tags = {uid: entry for path in args.tags for uid, entry in tagfile.load(path).items()}
+    return run(_profile(args), tags, port=args.port, browser=not args.no_browser)
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -88,8 +88,11 @@ def _demo(args: argparse.Namespace) -> int:
 def _web(args: argparse.Namespace) -> int:
     from .web import serve
 
-    profile = load_profile(args.config)
-    serve(profile.store.url, profile.table.id, args.bind or profile.web.bind, args.port or profile.web.port)
+    profile = _profile(args)
+    store = choose(profile.store.url, profile.store.fallback)
+    if store.note:
+        print(f"tablemate: {store.note}", file=sys.stderr)
+    serve(store.url, profile.table.id, args.bind or profile.web.bind, args.port or profile.web.port)
     return 0
 
 
@@ -97,14 +100,16 @@ def _web(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
-    profile, journal, tags = _store(args)
+    profile, store, journal, tags = _store(args)
     gid = journal.current()
     tags.load()
-    report: dict = {"table": profile.table.id, "store": profile.store.url, "games": len(journal.games()), "tags": len(tags.items())}
+    summary: dict = {"table": profile.table.id, "store": store.url, "games": len(journal.games()), "tags": len(tags.items())}
+    if store.note:
+        summary["note"] = store.note
     if gid is not None:
         session = Session.recover(journal, gid)
         game, state = session.game, session.state
-        report["game"] = {
+        summary["game"] = {
             "gid": gid,
             "name": session.name,
             "players": session.players,
@@ -112,21 +117,23 @@ def _status(args: argparse.Namespace) -> int:
             "over": game.is_over(state),
             "entries": session.entries,
             "scores": [{"player": s.player, "total": s.total, "breakdown": s.breakdown} for s in game.scores(state)],
+            "winners": [session.players[seat] for seat in game.winners(state)] if game.is_over(state) else [],
         }
     if args.json:
-        print(json.dumps(report, ensure_ascii=False))
+        print(json.dumps(summary, ensure_ascii=False))
         return 0
-    print(f"table {report['table']} on {report['store']}: {report['games']} games, {report['tags']} tags enrolled")
+    print(f"table {summary['table']} on {summary['store']}: {summary['games']} games, {summary['tags']} tags enrolled")
+    if store.note:
+        print(f"note: {store.note}")
     if gid is None:
         print("no game in progress")
     else:
-        print(f"{game.title} ({gid}), {game.phase(state)}, {session.entries} journal entries")
-        print(score_table(game, state))
+        print(report.standing(game, state, f"{game.title} ({gid}), {session.entries} journal entries"))
     return 0
 
 
 def _log_export(args: argparse.Namespace) -> int:
-    _, journal, _ = _store(args)
+    _, _, journal, _ = _store(args)
     gid = args.gid or journal.current()
     if gid is None:
         print("tablemate: no game to export", file=sys.stderr)
@@ -140,6 +147,7 @@ def _log_export(args: argparse.Namespace) -> int:
     text = json.dumps(log.to_json(), indent=1, ensure_ascii=False)
     if args.output:
         Path(args.output).write_text(text + "\n", encoding="utf-8")
+        print(f"{record.game} game {gid} ({len(record.actions)} actions) written to {args.output}")
     else:
         print(text)
     return 0
@@ -178,7 +186,7 @@ def _replay(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([{"player": s.player, "total": s.total, "breakdown": s.breakdown} for s in game.scores(state)]))
     else:
-        print(score_table(game, state))
+        print(report.standing(game, state, f"{game.title}, {len(log.actions)} actions"))
     return 0
 
 
@@ -199,9 +207,10 @@ def _board_check(args: argparse.Namespace) -> int:
     print(f"ok: {checked.summary}")
     for line in checked.differences:
         print(f"warning: {line}")
-    shelf = Boards(load_profile(args.config).boards.dir)
+    profile = _profile(args)
+    shelf = Boards(profile.boards.dir)
     if shelf.directory is None:
-        print(f"to offer it at set-up, name a directory for your boards in {args.config} ([boards] dir)")
+        print(f"to offer it at set-up, name a directory for your boards in {profile.path} ([boards] dir)")
     else:
         print(f"to offer it at set-up: tablemate board install {args.game} {args.file} "
               f"(copies it to {shelf.folder(args.game) / (checked.name + '.toml')})")
@@ -209,7 +218,7 @@ def _board_check(args: argparse.Namespace) -> int:
 
 
 def _board_install(args: argparse.Namespace) -> int:
-    shelf = Boards(load_profile(args.config).boards.dir)
+    shelf = Boards(_profile(args).boards.dir)
     target, outcome = shelf.install(args.game, args.file, args.name, args.replace)
     print(f"{outcome}: {target}; set-up offers it as {target.stem!r}")
     return 0
@@ -218,7 +227,7 @@ def _board_install(args: argparse.Namespace) -> int:
 def _board_list(args: argparse.Namespace) -> int:
     from . import boards
 
-    shelf = Boards(load_profile(args.config).boards.dir)
+    shelf = Boards(_profile(args).boards.dir)
     for game in boards.games():
         offers = shelf.offered(game)
         print(f"{game}: " + (", ".join(f"{o.name} ({'yours' if o.owner else 'bundled'})" for o in offers) or "none"))
@@ -237,22 +246,34 @@ def _report(report: backup.Report) -> int:
     return 1 if report.problems else 0
 
 
+def _kept_profile(args: argparse.Namespace):
+    """The profile of a command that must reach the table's own store (backup, restore): when the
+    profile's Redis does not answer, its fallback (a running table's memory) cannot be reached from
+    another process, so the command is refused rather than backing up or restoring into nothing."""
+    profile = _profile(args)
+    if choose(profile.store.url, profile.store.fallback).note:
+        raise redis.ConnectionError(f"no Redis answers at {profile.store.url} ({profile.path} [store] url); "
+                                    "a table on the in-memory fallback keeps nothing another command can reach: "
+                                    "start redis-server, then play, back up and restore there")
+    return profile
+
+
 def _backup(args: argparse.Namespace) -> int:
-    profile = load_profile(args.config)
+    profile = _kept_profile(args)
     if args.into:
         return _report(backup.take_nightly(profile, args.into, args.keep))
     return _report(backup.take(profile, args.file))
 
 
 def _restore(args: argparse.Namespace) -> int:
-    return _report(backup.restore(load_profile(args.config), args.file))
+    return _report(backup.restore(_kept_profile(args), args.file))
 
 
 # -- the tag map -----------------------------------------------------------------------------------
 
 
 def _tags_list(args: argparse.Namespace) -> int:
-    _, _, tags = _store(args)
+    _, _, _, tags = _store(args)
     for problem in tags.load():
         print(f"warning: {problem}", file=sys.stderr)
     for uid, entry in tags.items():
@@ -261,7 +282,7 @@ def _tags_list(args: argparse.Namespace) -> int:
 
 
 def _tags_export(args: argparse.Namespace) -> int:
-    profile, _, tags = _store(args)
+    profile, _, _, tags = _store(args)
     tags.load()
     Path(args.file).write_text(tagfile.export_text(tags.items(), profile.table.id), encoding="utf-8")
     print(f"{len(tags.items())} tags written to {args.file}")
@@ -269,7 +290,7 @@ def _tags_export(args: argparse.Namespace) -> int:
 
 
 def _tags_import(args: argparse.Namespace) -> int:
-    _, _, tags = _store(args)
+    _, _, _, tags = _store(args)
     entries = tagfile.load(args.file)
     tags.set_many(entries)
     print(f"{len(entries)} tags imported from {args.file}")
@@ -277,7 +298,7 @@ def _tags_import(args: argparse.Namespace) -> int:
 
 
 def _tags_forget(args: argparse.Namespace) -> int:
-    _, _, tags = _store(args)
+    _, _, _, tags = _store(args)
     if not tags.forget(args.uid):
         print(f"tablemate: tag {args.uid} is not enrolled", file=sys.stderr)
         return 2
@@ -288,14 +309,14 @@ def _tags_forget(args: argparse.Namespace) -> int:
 def _doctor(args: argparse.Namespace) -> int:
     from .doctor import run_checks
 
-    return run_checks(load_profile(args.config))
+    return run_checks(_profile(args))
 
 
 def _panel_off(args: argparse.Namespace) -> int:
     from drivers.display.panel import off_after_stop
 
     try:
-        print(off_after_stop(load_profile(args.config).display))
+        print(off_after_stop(_profile(args).display))
     except OSError as error:
         print(f"tablemate: the display does not answer: {error}", file=sys.stderr)
         return 1
@@ -318,20 +339,26 @@ def parser() -> argparse.ArgumentParser:
     def command(name: str, run, help: str, profile: bool = True) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help)
         if profile:
-            sub.add_argument("--config", default=DEFAULT_CONFIG, help=f"the profile (default {DEFAULT_CONFIG})")
+            _config_option(sub)
         sub.set_defaults(run=run)
         return sub
 
     run = command("run", _run, "the appliance: drivers, loop, screen")
-    run.add_argument("--script", help="play this script of inputs (tap/press/hold/wait) on the mocked hardware")
+    run.add_argument("--script", help="play this script of inputs (tap/press/hold/wait) on the mocked hardware, "
+                                      "in virtual time, then print the final status")
+    run.add_argument("--realtime", action="store_true", help="play the script at the pace it was written")
     run.add_argument("--tags", action="append", default=[], help="import this tag file first (repeatable)")
-    run.add_argument("--keyboard", action="store_true", help="type presses and taps (the desktop table)")
+    run.add_argument("--keyboard", action="store_true", help="keys as buttons, typed names as taps (a terminal, SSH)")
+    sim = command("sim", _sim, "the whole table in a browser page: screen, readers, buttons, components")
+    sim.add_argument("--tags", action="append", default=[], help="import this tag file first (repeatable)")
+    sim.add_argument("--port", type=int, help="the page's port (default: the profile's [sim] port)")
+    sim.add_argument("--no-browser", action="store_true", help="do not open a browser, just print the address")
     demo_command = command("demo", _demo, "a complete recorded game through the mocked hardware", profile=False)
     demo_command.add_argument("game", nargs="?", default="taj_mahal", choices=demo.demo_games())
     command("status", _status, "the current game of the table").add_argument("--json", action="store_true")
     log = commands.add_parser("log", help="game logs").add_subparsers(dest="log_command", required=True)
     export = log.add_parser("export", help="a game log as JSON (default: the current game)")
-    export.add_argument("--config", default=DEFAULT_CONFIG)
+    _config_option(export)
     export.add_argument("gid", nargs="?")
     export.add_argument("--output", "-o", help="write to this file instead of standard output")
     export.set_defaults(run=_log_export)
@@ -356,7 +383,7 @@ def parser() -> argparse.ArgumentParser:
         ("forget", _tags_forget, "uid", "forget one tag"),
     ):
         sub = tags.add_parser(name, help=help)
-        sub.add_argument("--config", default=DEFAULT_CONFIG)
+        _config_option(sub)
         if argument:
             sub.add_argument(argument)
         sub.set_defaults(run=handler)
@@ -367,14 +394,14 @@ def parser() -> argparse.ArgumentParser:
     check = board.add_parser("check", help="check a board file (Taj Mahal, Maharani) and say where it goes")
     install = board.add_parser("install", help="check a board file and copy it among your boards")
     for sub, handler in ((check, _board_check), (install, _board_install)):
-        sub.add_argument("--config", default=DEFAULT_CONFIG)
+        _config_option(sub)
         sub.add_argument("game", choices=engines.names())
         sub.add_argument("file")
         sub.set_defaults(run=handler)
     install.add_argument("--name", help="the name set-up offers it by (default: the file's name)")
     install.add_argument("--replace", action="store_true", help="replace your board of that name")
     listing = board.add_parser("list", help="the boards set-up offers, yours first")
-    listing.add_argument("--config", default=DEFAULT_CONFIG)
+    _config_option(listing)
     listing.set_defaults(run=_board_list)
     take = command("backup", _backup, "write the games, the tag map, your boards and the profile to one file")
     into = take.add_mutually_exclusive_group(required=True)
@@ -389,6 +416,11 @@ def parser() -> argparse.ArgumentParser:
     command("panel-off", _panel_off, "after tablemate stopped: wait [display] stopped_off_after_min, then "
                                      "turn the panel off (systemd/tablemate-panel-off.service runs it)")
     return top
+
+
+def _config_option(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--config", help="the profile (default: $TABLEMATE_CONFIG, else /etc/tablemate/pi.toml when it "
+                                      "exists, else the built-in desktop profile)")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,7 +1,12 @@
-"""Configuration profiles: one TOML file per machine (config/pi.toml, config/desktop.toml), validated
-whole at start, so a wrong key stops the program with a message naming the file and the key.
+"""Configuration profiles: one TOML file per machine (config/pi.toml, the built-in desktop profile
+firmware/profiles/desktop.toml), validated whole at start, so a wrong key stops the program with a
+message naming the file and the key.
 
-    profile = load_profile("config/pi.toml")   # ProfileError if anything is wrong
+    profile = load_profile(find_profile(None))   # ProfileError if anything is wrong
+
+`find_profile` says which profile a command uses: `--config`, else $TABLEMATE_CONFIG, else
+/etc/tablemate/pi.toml when it exists (the installed table), else the built-in desktop profile (package
+data, so it is found wherever tablemate is installed).
 
 Sections and keys (defaults in brackets; every other key is an error):
 
@@ -15,6 +20,8 @@ Sections and keys (defaults in brackets; every other key is an error):
                                yes, appendfsync always) [false]: `tablemate doctor` fails and the
                                appliance warns at boot when it does not (the Pi profile sets it);
                                only for a real Redis (not memory://)
+                 fallback      a memory:// store used when the url's server does not answer at start
+                               [none]: the desktop's "a local redis-server if there is one"
 [display]        driver        ssd1306 | sh1106 | dummy | terminal | png
                  interface     i2c | spi [i2c]            (ssd1306, sh1106)
                  port, address I2C bus number [1] and address [0x3C]          (interface i2c)
@@ -53,7 +60,9 @@ Sections and keys (defaults in brackets; every other key is an error):
                  pins          table: role -> GPIO, roles withdraw, pass, undo, next, ok
                  seat_withdraw table: seat -> GPIO ("0" = 12): a withdraw button per seat
 [encoder]        a, b          rotary encoder GPIOs (needs buttons driver gpio or mock)
-[web]            enabled [false], bind ["127.0.0.1"], port [8080]
+[web]            enabled [false], bind ["127.0.0.1"], port [8080]: the read-only live view
+[sim]            bind ["127.0.0.1"], port [8080]: the page of `tablemate sim`, which takes inputs, so it
+                 stays on loopback unless bind says otherwise (it needs mock readers and buttons)
 [hints]          enabled [true]; games: table of game name -> bool, overriding enabled per game
 [boards]         dir           the owner's board files, one folder per game (<dir>/<game>/<name>.toml),
                                offered at set-up before the bundled ones (relative to this file; pi.toml:
@@ -66,6 +75,7 @@ Each reader's SPI bus/device (and the SPI display's) is used once.
 """
 
 import ipaddress
+import os
 import re
 import tomllib
 from collections.abc import Mapping
@@ -88,6 +98,11 @@ from drivers.readers import DRIVERS as READER_DRIVERS
 PANELS = ("ssd1306", "sh1106")
 STORE_SCHEMES = ("memory", "redis", "rediss", "unix")
 SPI_DEVICES = {0: (0, 1), 1: (0, 1, 2)}
+#: the built-in desktop profile (every part mocked), shipped inside the package
+DESKTOP = Path(__file__).parent / "profiles" / "desktop.toml"
+#: where systemd/install.sh puts the table's profile on a Pi
+INSTALLED = Path("/etc/tablemate/pi.toml")
+ENVIRONMENT = "TABLEMATE_CONFIG"
 _TABLE_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
 _GAME_NAME = re.compile(r"[a-z][a-z0-9_]*")
 _REQUIRED = object()
@@ -110,11 +125,18 @@ class TableConfig:
 class StoreConfig:
     url: str
     require_aof: bool = False
+    fallback: str | None = None
 
 
 @dataclass(frozen=True)
 class WebConfig:
     enabled: bool = False
+    bind: str = "127.0.0.1"
+    port: int = 8080
+
+
+@dataclass(frozen=True)
+class SimConfig:
     bind: str = "127.0.0.1"
     port: int = 8080
 
@@ -147,6 +169,19 @@ class Profile:
     web: WebConfig
     hints: HintsConfig
     boards: BoardsConfig = BoardsConfig()
+    sim: SimConfig = SimConfig()
+
+
+def find_profile(given: str | Path | None = None, installed: Path = INSTALLED) -> Path:
+    """The profile a command uses: `given` (--config), else $TABLEMATE_CONFIG, else the installed
+    table's /etc/tablemate/pi.toml when it exists, else the built-in desktop profile."""
+    if given:
+        return Path(given)
+    if os.environ.get(ENVIRONMENT):
+        return Path(os.environ[ENVIRONMENT])
+    if installed.exists():
+        return installed
+    return DESKTOP
 
 
 def load_profile(path: str | Path) -> Profile:
@@ -236,7 +271,8 @@ def _kind(value: Any) -> str:
 class _Loader:
     """Builds the Profile section by section, collecting GPIO and SPI uses to check them together."""
 
-    SECTIONS = ("table", "store", "display", "readers", "reader_timing", "buttons", "encoder", "web", "hints", "boards")
+    SECTIONS = ("table", "store", "display", "readers", "reader_timing", "buttons", "encoder", "web", "sim", "hints",
+                "boards")
 
     def __init__(self, file: Path, data: dict):
         self.file = file
@@ -255,7 +291,8 @@ class _Loader:
         readers = self.readers(len(table.players))
         timing = self.timing()
         buttons = self.buttons(len(table.players))
-        profile = Profile(self.file, table, store, display, readers, timing, buttons, self.web(), self.hints(), self.boards())
+        profile = Profile(self.file, table, store, display, readers, timing, buttons, self.web(), self.hints(),
+                          self.boards(), self.sim())
         self.check_bus_pins()
         return profile
 
@@ -288,8 +325,13 @@ class _Loader:
         require_aof = section.get("require_aof", bool, False)
         if require_aof and scheme == "memory":
             section.fail("require_aof", "an in-memory store (memory://) keeps no append-only file: use a redis:// url or remove the key")
+        fallback = section.get("fallback", str, None)
+        if fallback is not None and not fallback.startswith("memory://"):
+            section.fail("fallback", f"{fallback!r} must be a memory:// store (used when the url's server does not answer)")
+        if fallback is not None and scheme == "memory":
+            section.fail("fallback", "does not apply to a memory:// store, which always answers")
         section.done()
-        return StoreConfig(url, require_aof)
+        return StoreConfig(url, require_aof, fallback)
 
     def display(self) -> DisplaySpec:
         section = self.root.table("display")
@@ -434,14 +476,25 @@ class _Loader:
 
     def web(self) -> WebConfig:
         section = self.root.table("web")
+        bind = self.address(section)
+        config = WebConfig(section.get("enabled", bool, False), bind, section.integer("port", 8080, low=1, high=65535))
+        section.done()
+        return config
+
+    def sim(self) -> SimConfig:
+        section = self.root.table("sim")
+        config = SimConfig(self.address(section), section.integer("port", 8080, low=1, high=65535))
+        section.done()
+        return config
+
+    @staticmethod
+    def address(section: _Section) -> str:
         bind = section.get("bind", str, "127.0.0.1")
         try:
             ipaddress.ip_address(bind)
         except ValueError:
             section.fail("bind", f"{bind!r} must be an IP address of this machine (like 192.168.1.20)")
-        config = WebConfig(section.get("enabled", bool, False), bind, section.integer("port", 8080, low=1, high=65535))
-        section.done()
-        return config
+        return bind
 
     def hints(self) -> HintsConfig:
         section = self.root.table("hints")

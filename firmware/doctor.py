@@ -31,7 +31,7 @@ from .config import Profile
 from .journal import OUTAGE, Journal
 from .journal.health import problems
 from .journal.lease import describe
-from .store import connect
+from .store import choose, connect
 
 HARDWARE_GROUPS = ("gpio", "spi", "i2c")
 #: long enough for an RC522's start-up (resets, oscillator, guard time) and a first poll
@@ -45,9 +45,10 @@ class Finding:
 
 
 def check_store(profile: Profile) -> list[Finding]:
-    url = profile.store.url
+    store = choose(profile.store.url, profile.store.fallback)
+    url = store.url
     if url.startswith("memory://"):
-        return [Finding(True, f"store {url}: in this process's memory (desktop): games end with the program")]
+        return [Finding(True, f"store {url}: " + (store.note or "in this process's memory (desktop): games end with the program"))]
     client = connect(url)
     try:
         client.ping()

@@ -6,10 +6,15 @@ a stuck loop stops the pings and systemd restarts the service. Worker threads th
 (the readers' poller, the display's sender) are `watch()`ed: while one of them is dead or stuck the
 pings stop too, so a silent worker is restarted like a stuck loop. `stop()` may be called from any
 thread or a signal handler: the loop then flushes the journal, leaves a last frame and returns.
+
+A side feature that fails (the web view, the screen's font, the store's fallback) is `note()`d: logged
+once, added to the STATUS= line, and play goes on. `sync()` waits until every input posted before it
+has been handled and shown (the simulator answers a click once its effect is on screen).
 """
 
 import logging
 import queue
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -35,9 +40,25 @@ class Stop:
     """Ends the loop (posted by stop())."""
 
 
+@dataclass(frozen=True)
+class Sync:
+    """Set once every event queued before it is handled (posted by sync())."""
+
+    done: threading.Event
+
+
+@dataclass(frozen=True)
+class Note:
+    """A side feature's problem (empty text: it is well again), posted by note()."""
+
+    name: str
+    text: str
+
+
 class Loop:
     def __init__(self, table: Table, display: Any, screen: Screen | None = None, *, notifier: Notifier | None = None,
-                 tick_s: float = 0.1, clock: Callable[[], float] = time.monotonic, on_stop: str = "paused"):
+                 tick_s: float = 0.1, clock: Callable[[], float] = time.monotonic, on_stop: str = "paused",
+                 durable: bool = True):
         self.table = table
         self.display = display
         self.screen = screen or Screen()
@@ -45,6 +66,12 @@ class Loop:
         self.tick_s = tick_s
         self.clock = clock
         self.on_stop = on_stop
+        #: whether the store outlives this process (a memory:// store does not: no "Game kept")
+        self.durable = durable
+        #: side features that failed: name -> what is wrong (shown on the STATUS= line)
+        self.notes: dict[str, str] = {}
+        if self.screen.problem:
+            self.notes["font"] = self.screen.problem
         self.events: queue.Queue = queue.Queue()
         self._last_frame: bytes | None = None
         self._last_ping = float("-inf")
@@ -62,6 +89,17 @@ class Loop:
 
     def stop(self) -> None:
         self.events.put(Stop())
+
+    def sync(self, timeout: float = 5.0) -> bool:
+        """Wait until every event posted before this call has been handled and shown (False on timeout)."""
+        done = threading.Event()
+        self.events.put(Sync(done))
+        return done.wait(timeout)
+
+    def note(self, name: str, text: str) -> None:
+        """A side feature `name` failed (`text` says how; "" when it works again): logged and shown on
+        STATUS=, and the table plays on. Safe from any thread."""
+        self.events.put(Note(name, text))
 
     def watch(self, name: str, alive: Callable[[], bool]) -> None:
         """Ping the watchdog only while `alive()` is true: `name` is a worker thread (readers,
@@ -117,8 +155,21 @@ class Loop:
         """Handle one queued event; False for the Stop that ends the loop."""
         if isinstance(event, Stop):
             return False
-        self.handle(event)
+        if isinstance(event, Sync):
+            event.done.set()
+        elif isinstance(event, Note):
+            self._note(event)
+        else:
+            self.handle(event)
         return True
+
+    def _note(self, note: Note) -> None:
+        if note.text:
+            log.warning("%s: %s; the table plays on", note.name, note.text)
+            self.notes[note.name] = note.text
+        elif self.notes.pop(note.name, None) is not None:
+            log.warning("%s works again", note.name)
+        self._report()
 
     def handle(self, event: Any) -> None:
         """One input; it also wakes an idle-dimmed display, and is taken as usual."""
@@ -166,7 +217,8 @@ class Loop:
         journal.release()
         if self.on_stop == "paused":
             why = "Redis did not answer" if journal.trouble in (None, UNREACHABLE) else journal.trouble.short
-            lines = (f"{unsaved} action(s) NOT saved", why) if unsaved else ("tablemate stopped", "Game kept")
+            kept = "Game kept" if self.durable else "Memory store: not kept"
+            lines = (f"{unsaved} action(s) NOT saved", why) if unsaved else ("tablemate stopped", kept)
             self.display.show(self.screen.render(MessageView("Paused", lines)))
             self.display.set_level("dim")
 
@@ -188,9 +240,11 @@ class Loop:
             self.notifier.status(status)
 
     def status(self) -> str:
-        """A STATUS= line for systemd: what the table is doing, and what is in trouble."""
+        """A STATUS= line for systemd: what the table is doing, what hardware is in trouble, then any
+        side feature that failed."""
         notice = self.table.notice
-        return f"{self._activity()}; {notice}" if notice else self._activity()
+        notes = "".join(f"; {name}: {text}" for name, text in sorted(self.notes.items()))
+        return self._activity() + (f"; {notice}" if notice else "") + notes
 
     def _activity(self) -> str:
         table = self.table

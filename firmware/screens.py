@@ -7,11 +7,15 @@ right corner) appears on every screen while actions wait for Redis; a notice (a 
 is an inverted line just above what the table waits for.
 """
 
+import logging
+
 from PIL import Image, ImageDraw, ImageFont
 
 from drivers.display.fonts import font as bundled_font
 
 from .views import ChooserView, FlashView, MessageView, OverView, Row, ScoreView, TapView, View
+
+log = logging.getLogger(__name__)
 
 WIDTH, HEIGHT = 128, 64
 #: pixel values of a mode "1" image (Pillow keeps 1 as 1, and a saved frame would then differ)
@@ -37,11 +41,23 @@ class Screen:
     """
 
     def __init__(self, body: ImageFont.ImageFont | None = None, big: ImageFont.ImageFont | None = None):
-        metrics = Metrics(body or bundled_font("tiny"))
+        #: what went wrong loading the bundled fonts ("" when nothing did)
+        self.problem = ""
+        metrics = Metrics(body or self._font("tiny"))
         self.font, self.line, self.char, self.columns, self.rows = (
             metrics.font, metrics.line, metrics.char, metrics.columns, metrics.rows
         )
-        self.big = Metrics(big or bundled_font("medium"))
+        self.big = Metrics(big or self._font("medium"))
+
+    def _font(self, name: str) -> ImageFont.ImageFont:
+        """A bundled font; when its file is missing or broken (a damaged install), Pillow's own
+        font, so the screen still shows the game, if less neatly, and `problem` says why."""
+        try:
+            return bundled_font(name)
+        except OSError as error:
+            self.problem = f"font {name!r} unreadable ({error}), drawing with Pillow's default font"
+            log.warning("%s", self.problem)
+            return ImageFont.load_default()
 
     def render(self, view: View) -> Image.Image:
         image = Image.new("1", (WIDTH, HEIGHT), OFF)

@@ -10,11 +10,17 @@ The steps act on the mocked hardware in front of the whole appliance (mock reade
 MockFactory pins), so a script exercises the same code as a table does. `RealTime` plays them while
 the loop runs in its own thread; `VirtualTime` advances a fake clock and runs the loop itself, so a
 whole game plays in moments and always the same way (demos, tests).
+
+`run_file` is `tablemate run --script`: a bug report replayed as a command, in virtual time unless
+asked for real time, each refused step reported with its file and line, the final status printed.
 """
 
+import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from drivers.buttons import ROLES
 from drivers.readers import MockReader, normalise_uid
@@ -155,3 +161,47 @@ class VirtualTime(Hands):
             self.app.display.wait()  # every frame is shown, as at a table's pace
             if self.clock.now >= end:
                 return
+
+
+def run_file(profile, path: str | Path, tags: dict, *, realtime: bool = False, out: TextIO | None = None,
+             err: TextIO | None = None) -> int:
+    """Play the script at `path` on the app `profile` builds (after importing `tags`), report each
+    refused step on `err` as "FILE, line N: refused: why", print the final status on `out`; 0 when done."""
+    from . import report
+    from .app import App
+
+    out, err = out or sys.stdout, err or sys.stderr
+    steps = load(path)
+    clock = None if realtime else VirtualClock()
+    app = App.build(profile, clock=clock or time.monotonic, web=None if realtime else False, tags=tags)
+    try:
+        hands = RealTime(app) if realtime else VirtualTime(app, clock)
+        hands.check(steps)
+        table = app.loop.table
+
+        def play() -> None:
+            for step in steps:
+                before = table.refusals
+                hands.do(step)
+                if realtime:
+                    app.loop.sync()
+                if table.refusals > before:
+                    print(f"{path}, line {step.line}: refused: {table.refusal}", file=err)
+
+        if realtime:
+            player = threading.Thread(target=lambda: (play(), app.loop.stop()), name="tablemate-script", daemon=True)
+            player.start()
+            app.run()
+        else:
+            app.loop.start()
+            play()
+            app.loop.finish()
+        session = table.session
+        if session is None:
+            print(f"{path}: played {len(steps)} steps; no game in progress", file=out)
+        else:
+            heading = f"{path}: played {len(steps)} steps. {session.game.title} ({session.gid})"
+            print(report.standing(session.game, session.state, heading), file=out)
+        return 0
+    finally:
+        app.close()

@@ -7,9 +7,14 @@ touch keys of one table.
 
 Short socket timeouts keep the table responsive when the server is gone: the journal then keeps the
 actions in memory and writes them when the server answers again.
+
+`choose(url, fallback)` picks the store a command uses: the desktop profile names a local
+redis-server with an in-memory fallback, so every command shares the games when Redis runs, and the
+table still plays (saying so) when it does not.
 """
 
 import threading
+from dataclasses import dataclass
 
 import fakeredis
 import redis
@@ -52,3 +57,29 @@ def memory_server(url: str = "memory://") -> fakeredis.FakeServer:
     """The in-process server behind a `memory://` URL (tests use it to simulate an outage)."""
     with _lock:
         return _memory_servers.setdefault(url, fakeredis.FakeServer())
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The store a command uses, and a note to show when it is not the one the profile names first."""
+
+    url: str
+    note: str = ""
+
+    @property
+    def durable(self) -> bool:
+        """Whether a game written here outlives this process (memory:// ends with it)."""
+        return not self.url.startswith("memory:")
+
+
+def choose(url: str, fallback: str | None = None) -> Choice:
+    """`url` when there is no fallback or its server answers a PING; else the fallback, with a note."""
+    if fallback is None:
+        return Choice(url)
+    try:
+        connect(url).ping()
+        return Choice(url)
+    except (redis.ConnectionError, redis.TimeoutError, OSError) as error:
+        note = (f"no Redis answered at {url} ({error}): the games are in this process's memory, which only the "
+                "running table sees and which ends with it; start redis-server to keep and share them")
+        return Choice(fallback, note)

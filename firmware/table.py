@@ -94,6 +94,9 @@ class Table:
         #: tag files to enrol once the store answers (`tablemate run --tags`)
         self._imports = dict(imports or {})
         self._checked_store = False
+        #: how many inputs were refused, and the last refusal's words (scripts report them)
+        self.refusals = 0
+        self.refusal = ""
 
     # -- start-up --------------------------------------------------------------------------------
 
@@ -512,6 +515,8 @@ class Table:
         self.flash = Flash(tuple(lines), error, self.clock() + seconds)
 
     def _error(self, short: str) -> None:
+        self.refusals += 1
+        self.refusal = short
         self._show((short,), error=True)
 
 

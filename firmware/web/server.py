@@ -3,13 +3,23 @@
 The same limits everywhere: HTTP/1.1 through h11 with a bounded header size, a cap on open
 connections (SSE viewers included), no proxy headers trusted, short keep-alive, and a quick
 graceful stop: the live streams are ended first (they never end by themselves).
+
+`Background` binds its socket itself before the thread starts, so a port in use is a clear
+`RuntimeError` naming the address, and a server that dies later calls `on_failure` with the reason:
+the table beside it notes the failure and plays on.
 """
 
+import ipaddress
+import logging
+import socket
 import threading
+from typing import Callable
 
 import uvicorn
 
 from .app import create_app, hub_of
+
+log = logging.getLogger(__name__)
 
 DEFAULT_BIND = "127.0.0.1"
 DEFAULT_PORT = 8080
@@ -60,19 +70,39 @@ def serve(store_url: str, table: str, bind: str = DEFAULT_BIND, port: int = DEFA
     Server(config(create_app(store_url, table), bind, port)).run()
 
 
+def listen(bind: str, port: int) -> socket.socket:
+    """A TCP socket bound to `bind`:`port` (0: any free port); RuntimeError says why it cannot be."""
+    family = socket.AF_INET6 if ipaddress.ip_address(bind).version == 6 else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((bind, port))
+    except OSError as error:
+        sock.close()
+        reason = "the port is in use (another program, or another tablemate)" if error.errno == 98 else error.strerror
+        raise RuntimeError(f"cannot serve on {bind}:{port}: {reason}") from None
+    sock.set_inheritable(True)
+    return sock
+
+
 class Background:
-    """The view served from a thread of this process: the table's own service, a desktop with a
-    `memory://` store (which only this process can see), and the tests.
+    """A server run from a thread of this process: the live view beside the table's own service, a
+    desktop with a `memory://` store (which only this process can see), the simulator, and the tests.
     """
 
     def __init__(
-        self, store_url: str, table: str, bind: str = DEFAULT_BIND, port: int = DEFAULT_PORT, log_level: str = "warning", **app_options
+        self, store_url: str, table: str, bind: str = DEFAULT_BIND, port: int = DEFAULT_PORT, log_level: str = "warning",
+        on_failure: Callable[[str], None] | None = None, app=None, **app_options
     ):
-        self.server = Server(config(create_app(store_url, table, **app_options), bind, port, log_level))
-        self.thread = threading.Thread(target=self.server.run, name="tablemate-web", daemon=True)
+        self.server = Server(config(app or create_app(store_url, table, **app_options), bind, port, log_level))
+        self.on_failure = on_failure
+        self.thread = threading.Thread(target=self._serve, name="tablemate-web", daemon=True)
+        self._socket: socket.socket | None = None
+        self._stopping = False
 
     def start(self, timeout: float = 10.0) -> "Background":
         """Start serving; returns once the port is bound. RuntimeError when it cannot be (port in use...)."""
+        self._socket = listen(self.server.config.host, self.server.config.port)
         self.thread.start()
         deadline = threading.Event()
         waited = 0.0
@@ -83,15 +113,30 @@ class Background:
             waited += 0.02
         return self
 
+    def _serve(self) -> None:
+        reason = "its server stopped"
+        try:
+            self.server.run(sockets=[self._socket])
+        except BaseException as error:  # uvicorn exits with SystemExit; anything else is a crash
+            reason = f"its server failed: {type(error).__name__}: {error}"
+            log.exception("the web server failed")
+        finally:
+            self._socket.close()
+        if not self._stopping and self.server.started and self.on_failure is not None:
+            self.on_failure(reason)
+
     @property
     def port(self) -> int:
         """The bound port (the one chosen by the system when asked for port 0)."""
-        return self.server.servers[0].sockets[0].getsockname()[1]
+        return self._socket.getsockname()[1]
 
     @property
     def url(self) -> str:
-        return f"http://{self.server.config.host}:{self.port}"
+        host = self.server.config.host
+        return f"http://{f'[{host}]' if ':' in host else host}:{self.port}"
 
     def stop(self) -> None:
+        self._stopping = True
         self.server.stop()
-        self.thread.join(timeout=10)
+        if self.thread.is_alive():
+            self.thread.join(timeout=10)

@@ -1,6 +1,10 @@
 """Whole games for the end-to-end tests and the recorded demos: bot games, their components enrolled."""
 
+import dataclasses
+
 import engines
+from firmware import enrolment
+from firmware.sim import catalogue
 from firmware.tagmap import TagEntry, TagMap
 from tests.engines.bots import bot_module
 
@@ -44,21 +48,36 @@ def table_labels(actions: list[dict]) -> list[dict]:
 
 
 def components(name: str, actions: list[dict]) -> dict[str, TagEntry]:
-    """A tag (uid -> entry) for every physical component the log mentions.
-
-    A tag map gives every component an id (from the game's manifest); descriptors the bots write
-    without one (Taj Mahal tiles) get one here, as enrolment would.
-    """
-    by_id: dict[str, TagEntry] = {}
+    """A tag (uid -> entry) for every physical component the log mentions, enrolled as guided
+    enrolment would: each gets the id and name of a free manifest slot whose known fields it shows
+    (the actions are changed to use that id); one no slot fits keeps its own id and a name made from
+    its fields (firmware.sim.catalogue)."""
+    slots = {slot.id: slot for slot in enrolment.slots(name)}
+    free = list(slots)
+    renamed: dict[str, str] = {}
+    found: dict[str, TagEntry] = {}
     for number, action in enumerate(actions):
         for field in COMPONENT_FIELDS:
             value = action.get(field)
             for item in value if isinstance(value, list) else [value]:
-                if isinstance(item, dict):
-                    item.setdefault("id", f"component-{number}")
-                    by_id.setdefault(item["id"], TagEntry(name, KIND_OF[name](item), item, item["id"]))
+                if not isinstance(item, dict):
+                    continue
+                own = item.setdefault("id", f"component-{number}")
+                if own not in renamed:
+                    kind = KIND_OF[name](item)
+                    fits = [i for i in free if slots[i].group.kind == kind
+                            and all(item.get(k) == v for k, v in slots[i].group.known.items())]
+                    best = max(fits, key=lambda i: len(slots[i].group.known), default=None)
+                    renamed[own] = best or own
+                    if best:
+                        free.remove(best)
+                    found[renamed[own]] = TagEntry(name, kind, {**item, "id": renamed[own]}, slots[best].label if best else "")
+                item["id"] = renamed[own]
+    entries = list(found.values())
+    labels = {c.id: c.label for c in catalogue.named(name, [(str(n), e) for n, e in enumerate(entries)])}
     prefix = engines.names().index(name) + 1  # each game's tags apart, so all can be enrolled at once
-    return {f"{prefix:02x}{n + 1:06x}": entry for n, entry in enumerate(by_id.values())}
+    return {f"{prefix:02x}{n + 1:06x}": dataclasses.replace(e, label=e.label or labels[e.descriptor["id"]])
+            for n, e in enumerate(entries)}
 
 
 def enrol(tags: TagMap, entries: dict[str, TagEntry]) -> dict[str, str]:

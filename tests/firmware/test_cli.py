@@ -6,6 +6,8 @@ from pathlib import Path
 import tomli_w
 
 from firmware.cli import main
+from firmware.config import DESKTOP as DESKTOP_PROFILE
+from tests.firmware.profiles import with_store
 
 ROOT = Path(__file__).parents[2]
 DEMO_LOG = Path(__file__).parent / "thurn_und_taxis.log.json"
@@ -50,8 +52,8 @@ def test_replay_of_a_bad_file_says_what_is_wrong(tmp_path, capsys):
 
 def test_tags_import_list_export_and_forget(tmp_path, capsys):
     profile = tmp_path / "profile.toml"
-    desktop = (ROOT / "config" / "desktop.toml").read_text()
-    profile.write_text(desktop.replace('url = "memory://"', f'url = "memory://cli-{tmp_path.name}"'))
+    desktop = DESKTOP_PROFILE.read_text()
+    profile.write_text(with_store(desktop, f'memory://cli-{tmp_path.name}'))
     tags = ROOT / "firmware" / "demos" / "maharani.tags.toml"
     assert main(["tags", "import", str(tags), "--config", str(profile)]) == 0
     assert "56 tags imported" in capsys.readouterr().out

@@ -13,7 +13,7 @@ import engines
 from drivers.buttons import ButtonEvent, open_buttons
 from drivers.display import open_display
 from drivers.readers import ReaderSpec, TagEvent, open_readers
-from firmware.config import ProfileError, load_profile
+from firmware.config import DESKTOP, ProfileError, StoreConfig, load_profile
 from tests.drivers.fake_rc522 import FakeBus
 from tests.drivers.support import FakeClock
 
@@ -77,14 +77,15 @@ def replace(old, new, text=BASE):
 
 # -- the shipped profiles -------------------------------------------------------------------------
 
-@pytest.mark.parametrize("path", sorted(CONFIG.glob("*.toml")), ids=lambda path: path.name)
+@pytest.mark.parametrize("path", sorted(CONFIG.glob("*.toml")) + [DESKTOP], ids=lambda path: path.name)
 def test_every_shipped_profile_loads(path):
     assert load_profile(path).path == path
 
 
 def test_the_desktop_profile_has_a_mock_reader_per_seat_and_a_shared_one():
-    profile = load_profile(CONFIG / "desktop.toml")
-    assert profile.store.url == "memory://"
+    profile = load_profile(DESKTOP)
+    assert profile.store == StoreConfig("redis://127.0.0.1:6379/0", fallback="memory://")
+    assert profile.sim.bind == "127.0.0.1" and profile.buttons.encoder is not None
     assert profile.display.driver == "terminal"
     assert [(r.name, r.driver, r.seat) for r in profile.readers] == [
         ("seat0", "mock", 0), ("seat1", "mock", 1), ("seat2", "mock", 2), ("seat3", "mock", 3),
@@ -104,7 +105,7 @@ def test_the_pi_profile_uses_both_spi_buses_redis_and_an_i2c_ssd1306():
 
 
 def test_the_desktop_profile_opens_every_driver(capsys):
-    profile = load_profile(CONFIG / "desktop.toml")
+    profile = load_profile(DESKTOP)
     clock = FakeClock()
     events = []
     readers = open_readers(profile.readers, events.append, timing=profile.reader_timing, clock=clock)

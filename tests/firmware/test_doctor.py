@@ -7,12 +7,14 @@ from pathlib import Path
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
+from firmware.config import DESKTOP as DESKTOP_PROFILE
 from firmware.config import load_profile
+from tests.firmware.profiles import with_store
 from firmware.doctor import run_checks
 from tests.drivers.fake_rc522 import FakeBus, WallClock
 from tests.redis_server import RedisServer
 
-DESKTOP = (Path(__file__).parents[2] / "config" / "desktop.toml").read_text()
+DESKTOP = DESKTOP_PROFILE.read_text()
 
 
 def doctor(tmp_path, text):
@@ -23,7 +25,7 @@ def doctor(tmp_path, text):
 
 
 def test_the_desktop_profile_is_all_well(tmp_path):
-    code, out = doctor(tmp_path, DESKTOP)
+    code, out = doctor(tmp_path, with_store(DESKTOP, "memory://"))
     assert code == 0 and out.endswith("all well\n")
     assert "ok: reader shared (mock, shared): answers" in out and "ok: display terminal: answers" in out
 
@@ -31,12 +33,12 @@ def test_the_desktop_profile_is_all_well(tmp_path):
 def test_redis_not_answering_is_a_problem_with_the_fix(tmp_path):
     from tests.redis_server import free_port
 
-    code, out = doctor(tmp_path, DESKTOP.replace('url = "memory://"', f'url = "redis://127.0.0.1:{free_port()}/0"'))
+    code, out = doctor(tmp_path, with_store(DESKTOP, f'redis://127.0.0.1:{free_port()}/0'))
     assert code == 1 and "PROBLEM: Redis at redis://127.0.0.1:" in out and "sudo systemctl start redis-server" in out
 
 
 def test_redis_with_and_without_its_append_only_file(tmp_path, redis_server):
-    on_redis = DESKTOP.replace('url = "memory://"', f'url = "{redis_server.url}"')
+    on_redis = with_store(DESKTOP, redis_server.url)
     requiring = on_redis.replace(f'url = "{redis_server.url}"', f'url = "{redis_server.url}"\nrequire_aof = true')
     code, out = doctor(tmp_path, requiring)
     assert code == 0 and "writes every action to disk before answering" in out
@@ -60,13 +62,13 @@ def test_a_redis_that_may_evict_keys_is_a_problem_with_the_fix_and_the_lease_hol
 
     client = connect(redis_server.url)
     client.config_set("maxmemory-policy", "allkeys-lru")
-    code, out = doctor(tmp_path, DESKTOP.replace('url = "memory://"', f'url = "{redis_server.url}"'))
+    code, out = doctor(tmp_path, with_store(DESKTOP, redis_server.url))
     assert code == 1 and "PROBLEM: Redis's maxmemory-policy is allkeys-lru: when its memory is full it deletes keys, games among " \
         f"them; fix: redis-cli -p {redis_server.port} CONFIG SET maxmemory-policy noeviction" in out
     assert "ok: writer lease of table desktop: free (no tablemate writes table desktop now)" in out
     Journal(client, "desktop").claim()
     me = this_process()
-    _, out = doctor(tmp_path, DESKTOP.replace('url = "memory://"', f'url = "{redis_server.url}"'))
+    _, out = doctor(tmp_path, with_store(DESKTOP, redis_server.url))
     assert f"ok: writer lease of table desktop: held by {me.host} (pid {me.pid}) for 15 s more" in out
 
 

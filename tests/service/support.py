@@ -19,7 +19,7 @@ from typing import Any
 import tomli_w
 
 ROOT = Path(__file__).resolve().parents[2]
-DESKTOP = ROOT / "config" / "desktop.toml"
+DESKTOP = ROOT / "firmware" / "profiles" / "desktop.toml"
 UNIT = ROOT / "systemd" / "tablemate.service"
 PI = ROOT / "config" / "pi.toml"
 FAKE_SPIDEV = Path(__file__).resolve().parent / "fake_spidev"
@@ -97,7 +97,7 @@ def entries_of(status: str) -> int:
 
 def desktop_profile(directory: Path, *, store: str, display: dict[str, Any] | None = None, web_port: int | None = None,
                     gap_ms: int | None = None, rc522: bool = False) -> Path:
-    """config/desktop.toml with another store, display and web setting, written into `directory`.
+    """The desktop profile with another store, display and web setting, written into `directory`.
 
     `web_port` None turns the web view off; `gap_ms` shortens the gap after which a lifted card
     counts as gone, so scripted taps follow one another faster (the desktop's poll_ms stays).
@@ -107,7 +107,8 @@ def desktop_profile(directory: Path, *, store: str, display: dict[str, Any] | No
     if rc522:
         pi = tomllib.loads(PI.read_text(encoding="utf-8"))
         data["readers"], data["buttons"]["pins"] = pi["readers"], pi["buttons"]["pins"]
-    data["store"]["url"] = store
+        data.pop("encoder", None)
+    data["store"] = {"url": store}
     if display is not None:
         data["display"] = display
     data["web"] = {**data["web"], "enabled": web_port is not None, "port": web_port or data["web"]["port"]}
