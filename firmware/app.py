@@ -92,7 +92,7 @@ class App:
         loop = Loop(table, display, notifier=notifier or Notifier(), clock=clock, on_stop=profile.display.on_stop,
                     durable=store.durable)
         if store.note:
-            loop.notes["store"] = store.note
+            loop.notes["store"] = f"in memory, no Redis at {profile.store.url}"
             log.warning("store: %s", store.note)
         loop.watch("tablemate-display", display.alive)
         readers = open_readers(profile.readers, loop.post, timing=profile.reader_timing, clock=clock, sleep=sleep)

@@ -346,7 +346,8 @@ def parser() -> argparse.ArgumentParser:
     run = command("run", _run, "the appliance: drivers, loop, screen")
     run.add_argument("--script", help="play this script of inputs (tap/press/hold/wait) on the mocked hardware, "
                                       "in virtual time, then print the final status")
-    run.add_argument("--realtime", action="store_true", help="play the script at the pace it was written")
+    run.add_argument("--realtime", action="store_true", help="run the appliance as a service does, the script played "
+                                                             "at its pace, and serve on until stopped")
     run.add_argument("--tags", action="append", default=[], help="import this tag file first (repeatable)")
     run.add_argument("--keyboard", action="store_true", help="keys as buttons, typed names as taps (a terminal, SSH)")
     sim = command("sim", _sim, "the whole table in a browser page: screen, readers, buttons, components")

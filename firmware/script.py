@@ -11,8 +11,10 @@ MockFactory pins), so a script exercises the same code as a table does. `RealTim
 the loop runs in its own thread; `VirtualTime` advances a fake clock and runs the loop itself, so a
 whole game plays in moments and always the same way (demos, tests).
 
-`run_file` is `tablemate run --script`: a bug report replayed as a command, in virtual time unless
-asked for real time, each refused step reported with its file and line, the final status printed.
+`run_file` is `tablemate run --script`: a bug report replayed as a command in virtual time, ending
+when the script does, each refused step reported with its file and line, the final status printed.
+With `realtime` the appliance runs as a service does, the script playing at its pace, and serves on
+until it is stopped (SIGTERM, Ctrl-C), then prints the final status.
 """
 
 import sys
@@ -166,7 +168,8 @@ class VirtualTime(Hands):
 def run_file(profile, path: str | Path, tags: dict, *, realtime: bool = False, out: TextIO | None = None,
              err: TextIO | None = None) -> int:
     """Play the script at `path` on the app `profile` builds (after importing `tags`), report each
-    refused step on `err` as "FILE, line N: refused: why", print the final status on `out`; 0 when done."""
+    refused step on `err` as "FILE, line N: refused: why", print the final status on `out`; 0 when done
+    (in real time: once stopped)."""
     from . import report
     from .app import App
 
@@ -188,9 +191,8 @@ def run_file(profile, path: str | Path, tags: dict, *, realtime: bool = False, o
                 if table.refusals > before:
                     print(f"{path}, line {step.line}: refused: {table.refusal}", file=err)
 
-        if realtime:
-            player = threading.Thread(target=lambda: (play(), app.loop.stop()), name="tablemate-script", daemon=True)
-            player.start()
+        if realtime:  # the appliance itself, with scripted hands: it serves on until stopped
+            threading.Thread(target=play, name="tablemate-script", daemon=True).start()
             app.run()
         else:
             app.loop.start()

@@ -59,6 +59,11 @@ def memory_server(url: str = "memory://") -> fakeredis.FakeServer:
         return _memory_servers.setdefault(url, fakeredis.FakeServer())
 
 
+#: what a memory store means for the people at the table
+MEMORY = ("the games are in the table's own memory: only the running table sees them, and they end with it "
+          "(start redis-server to keep them and to see them from status, log export and the live view)")
+
+
 @dataclass(frozen=True)
 class Choice:
     """The store a command uses, and a note to show when it is not the one the profile names first."""
@@ -80,6 +85,4 @@ def choose(url: str, fallback: str | None = None) -> Choice:
         connect(url).ping()
         return Choice(url)
     except (redis.ConnectionError, redis.TimeoutError, OSError) as error:
-        note = (f"no Redis answered at {url} ({error}): the games are in this process's memory, which only the "
-                "running table sees and which ends with it; start redis-server to keep and share them")
-        return Choice(fallback, note)
+        return Choice(fallback, f"no Redis answered at {url} ({error}), so {MEMORY}")

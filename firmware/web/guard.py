@@ -3,9 +3,16 @@
 It wraps the whole app (error pages included), so every response carries the headers and nothing
 that could change a game, or make the app handle a large request, gets past it. (uvicorn bounds
 what it buffers of a request head that arrives slowly: see server.py.)
+
+The live view is read-only. The simulator (firmware.sim) wraps its page in the same wall with
+`inputs`: bodiless POSTs to the paths under that prefix, and only from its own page: they must
+carry the header `x-tablemate: sim` (a page of another site cannot send it without a preflight,
+which is never granted), a `Host` naming one of `hosts` (no DNS rebinding) and, when the browser
+sends one, an `Origin` of that same host.
 """
 
 import json
+from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -27,8 +34,10 @@ HEADERS = [
 
 
 class Guard:
-    def __init__(self, app: ASGIApp):
+    def __init__(self, app: ASGIApp, inputs: str | None = None, hosts: tuple[str, ...] = ()):
         self.app = app
+        self.inputs = inputs
+        self.hosts = hosts
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -45,12 +54,30 @@ class Guard:
                 message = {**message, "headers": headers}
             await send(message)
 
-        refusal = _refusal(scope)
+        refusal = _refusal(scope) if not self._input(scope) else _input_refusal(scope, self.hosts)
         if refusal is not None:
             status, text, extra = refusal
             await _respond(scope, send_guarded, status, text, extra)
             return
         await self.app(scope, receive, send_guarded)
+
+
+    def _input(self, scope: Scope) -> bool:
+        return self.inputs is not None and scope["method"] == "POST" and scope["path"].startswith(self.inputs)
+
+
+def _input_refusal(scope: Scope, hosts: tuple[str, ...]) -> tuple[int, str, list] | None:
+    """Why an input (a POST to the simulator) is refused, or None when it comes from its own page."""
+    headers = dict(scope.get("headers", []))
+    if headers.get(b"x-tablemate") != b"sim":
+        return 403, "inputs come from the simulator's own page (header x-tablemate: sim)", []
+    host = headers.get(b"host", b"").decode("latin-1")
+    if urlsplit(f"//{host}").hostname not in hosts:
+        return 403, f"inputs are taken only at {', '.join(hosts)}, not {host!r}", []
+    origin = headers.get(b"origin")
+    if origin is not None and urlsplit(origin.decode("latin-1")).netloc != host:
+        return 403, "inputs from another site are refused", []
+    return _refusal({**scope, "method": "GET"})
 
 
 def _refusal(scope: Scope) -> tuple[int, str, list] | None:

@@ -68,7 +68,7 @@ class Appliance:
         env["NOTIFY_SOCKET"] = address
         with self._log.open("w") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "firmware.cli", "run", "--config", str(self.profile), "--script", str(script),
+                [sys.executable, "-m", "firmware.cli", "run", "--config", str(self.profile), "--script", str(script), "--realtime",
                  "--tags", str(self.tags)],
                 cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
             )

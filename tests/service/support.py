@@ -140,7 +140,7 @@ class Tablemate:
         self.directory = directory
         args = [str(TABLEMATE), "run", "--config", str(profile)]
         if script is not None:
-            args += ["--script", str(script)]
+            args += ["--script", str(script), "--realtime"]
         for path in tags:
             args += ["--tags", str(path)]
         env = {key: value for key, value in os.environ.items() if key not in ("NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID")}

@@ -7,7 +7,6 @@ README's pictures: `TABLEMATE_SCREENSHOTS=docs/screenshots`), else in the test's
 
 import base64
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -18,19 +17,15 @@ from firmware.journal import Journal
 from firmware.session import Session
 from firmware.store import connect
 from firmware.web import Background
+from tests.browser import chromium
 from tests.engines.bots import bot_module
 
 from .conftest import TABLE, demo, play
 
-webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is a test dependency: pip install -e '.[test]'")
-from selenium.common.exceptions import SessionNotCreatedException, WebDriverException  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
+pytest.importorskip("selenium.webdriver", reason="selenium is a test dependency: pip install -e '.[test]'")
+from selenium.common.exceptions import WebDriverException  # noqa: E402
 from selenium.webdriver.support.wait import WebDriverWait  # noqa: E402
 
-FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
-]
 PHONE = (412, 915)
 NAMES = ["Ana", "Ben", "Cy", "Dee", "Eve"]
 #: The browser is checked against the engine after every CHECK_EVERY actions and at the end.
@@ -41,22 +36,7 @@ SHOT_AT = 0.6
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
-    binary, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
-    if not (binary and driver_path):
-        pytest.skip("chromium and chromedriver are not installed (apt-get install chromium chromium-driver; .ci/run does)")
-    options = webdriver.ChromeOptions()
-    options.binary_location = binary
-    for flag in FLAGS + [f"--user-data-dir={tmp_path_factory.mktemp('chromium')}"]:
-        options.add_argument(flag)
-    # a phone's screen (a desktop window is at least 500 pixels wide)
-    options.add_experimental_option("mobileEmulation", {"deviceMetrics": {"width": PHONE[0], "height": PHONE[1], "pixelRatio": 1}})
-    os.environ.setdefault("SE_OFFLINE", "true")  # never let Selenium fetch a browser or driver
-    try:
-        driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
-    except SessionNotCreatedException as error:
-        if os.environ.get("CI"):
-            raise
-        pytest.skip(f"chromium cannot start here: {error.msg}")
+    driver = chromium(tmp_path_factory.mktemp("chromium"), phone=PHONE)
     yield driver
     driver.quit()
 

@@ -1,0 +1,140 @@
+"""The first round of each game played in a real browser (headless Chromium) on `tablemate sim`'s
+page, by clicking its components, buttons, readers and encoder.
+
+Each click goes through the page to the mock readers and MockFactory pins of a running table; the
+same inputs are played on the test rig in virtual time, and after every input the page must show
+the rig's frame (the real rendered image, scaled up with square pixels) and its scores. With
+$TABLEMATE_SCREENSHOTS set, the README's picture of the page is written there (sim.png).
+"""
+
+import base64
+import io
+import os
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+import engines
+from firmware import script
+from firmware.flows import Choose
+from tests.browser import chromium
+from tests.e2e.rig import Rig
+
+from .conftest import DEMOS, RunningSim, demo_tags
+
+pytest.importorskip("selenium.webdriver", reason="selenium is a test dependency: pip install -e '.[test]'")
+from selenium.common.exceptions import WebDriverException  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.support.wait import WebDriverWait  # noqa: E402
+
+WINDOW = (1280, 1400)
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    driver = chromium(tmp_path_factory.mktemp("chromium"), window=WINDOW)
+    yield driver
+    driver.quit()
+
+
+def first_round(game: str, rig: Rig) -> list[script.Step]:
+    """The recorded demo's inputs from the game chooser to the end of the first round."""
+    steps = script.load(DEMOS / f"{game}.script")
+    probe = Rig(f"memory://first-round-{game}")
+    probe.table.tags.set_many(demo_tags(game))
+    try:
+        first = None
+        for count, step in enumerate(steps, start=1):
+            probe.hands.do(step)
+            session = probe.table.session
+            phase = session.game.phase(session.state) if session else None
+            first = first or phase
+            if first and phase != first:
+                return steps[:count]
+    finally:
+        probe.close()
+    raise AssertionError(f"{game}: the demo never leaves its first round")
+
+
+def shown(browser) -> tuple[int, str, list[str]]:
+    return browser.execute_script(
+        "return [Number(document.body.dataset.inputs), document.getElementById('oled').getAttribute('src'),"
+        " [...document.querySelectorAll('#live td.total')].map(e => e.textContent)]")
+
+
+def pixels(src: str) -> bytes:
+    with Image.open(io.BytesIO(base64.b64decode(src.split(",", 1)[1]))) as image:
+        assert image.size == (128, 64) and image.mode == "1"
+        return image.tobytes()
+
+
+def click(browser, selector: str) -> None:
+    browser.find_element("css selector", selector).click()
+
+
+def act(browser, step: script.Step, rig: Rig, previous: script.Step | None) -> int:
+    """Make `step` with the mouse; returns how many inputs the page sends for it."""
+    if step.verb == "tap":
+        reader, uid = step.args
+        target = browser.execute_script("const t = document.querySelector('.reader.target'); return t && t.dataset.reader")
+        if target != reader:
+            click(browser, f'.reader[data-reader="{reader}"]')
+        click(browser, f'.component[data-uid="{uid}"]')
+        return 1
+    role = step.args[0]
+    if step.verb == "hold":
+        button = browser.find_element("css selector", f'.button[data-role="{role}"]')
+        ActionChains(browser).click_and_hold(button).pause(int(step.args[1]) / 1000).release().perform()
+        return 2
+    chooser = rig.table.running is not None and isinstance(rig.table.running.request, Choose)
+    if role == "next" and chooser and previous == step:
+        click(browser, '.turn[data-turn="1"]')  # a run of next presses: the encoder turns on instead
+        return 1
+    click(browser, f'.button[data-role="{role}"]')
+    return 2  # down and up
+
+
+def wait_until(browser, condition, what: str, timeout: float = 5) -> None:
+    try:
+        WebDriverWait(browser, timeout, poll_frequency=0.01).until(lambda d: condition())
+    except WebDriverException:
+        raise AssertionError(what) from None
+
+
+@pytest.mark.parametrize("game", engines.names())
+def test_the_first_round_played_by_clicks_shows_the_table_s_frame_and_scores(browser, memory_url, tmp_path, game):
+    tags = demo_tags(game)
+    rig = Rig(memory_url + "-rig")
+    rig.table.tags.set_many(tags)
+    steps = first_round(game, rig)
+    sim = RunningSim(memory_url, [tags])
+    try:
+        browser.get(sim.url + "/")
+        wait_until(browser, lambda: browser.find_elements("css selector", ".component"), "the components are listed")
+        oled = browser.find_element("id", "oled")
+        assert oled.value_of_css_property("image-rendering") == "pixelated"
+        assert browser.execute_script("return [arguments[0].naturalWidth, arguments[0].clientWidth]", oled) == [128, 512]
+        sent, previous = 0, None
+        for number, step in enumerate(steps, start=1):
+            where = f"{game}, input {number} ({step.verb} {' '.join(step.args)})"
+            sent += act(browser, step, rig, previous)
+            rig.hands.do(step)
+            previous = step
+            wait_until(browser, lambda: shown(browser)[0] == sent, f"{where}: the page's inputs were not all answered")
+            table = sim.app.loop.table
+            assert table.refusals == rig.table.refusals, f"{where}: {table.refusal}"
+            assert sim.app.display.image.tobytes() == rig.image.tobytes(), f"{where}: the table's frame differs from the rig's"
+            wait_until(browser, lambda: pixels(shown(browser)[1]) == rig.image.tobytes(), f"{where}: the page shows another frame")
+            session = rig.table.session
+            totals = [str(s.total) for s in session.game.scores(session.state)] if session else []
+            wait_until(browser, lambda: shown(browser)[2] == totals, f"{where}: the page shows {shown(browser)[2]}, the engine {totals}")
+        assert sim.app.loop.table.session.actions == rig.table.session.actions
+        if game == "thurn_und_taxis" and os.environ.get("TABLEMATE_SCREENSHOTS"):
+            folder = Path(os.environ["TABLEMATE_SCREENSHOTS"])
+            folder.mkdir(parents=True, exist_ok=True)
+            browser.save_screenshot(str(folder / "sim.png"))
+    finally:
+        browser.get("about:blank")
+        sim.close()
+        rig.close()

@@ -1,0 +1,78 @@
+"""The simulator's page without a browser: what it takes, from whom, and what it refuses."""
+
+import httpx
+import pytest
+
+from firmware.cli import main
+from firmware.config import ProfileError, load_profile
+from firmware.sim import simulated
+from firmware.web import Background
+
+from .conftest import ROOT_CONFIG
+
+
+def post(sim, path, **headers):
+    return httpx.post(sim.url + path, headers={"x-tablemate": "sim", **headers}, timeout=5)
+
+
+def test_a_press_through_the_page_moves_the_table_and_the_state_says_so(sim):
+    before = httpx.get(sim.url + "/sim/state").json()
+    assert before["buttons"] == ["withdraw", "pass", "undo", "next", "ok"] and before["encoder"]
+    assert [r["name"] for r in before["readers"]] == ["seat0", "seat1", "seat2", "seat3", "seat4", "shared"]
+    assert post(sim, "/sim/button?role=next&down=1").status_code == 200
+    assert post(sim, "/sim/button?role=next&down=0").json()["inputs"] == 1
+    assert sim.app.loop.table.running.index == 1  # the game chooser moved on
+    assert post(sim, "/sim/turn?steps=-1").status_code == 200
+    assert sim.app.loop.table.running.index == 0
+    after = httpx.get(sim.url + "/sim/state").json()
+    assert after["frame"] != before["frame"] or after["frames"] > before["frames"]
+
+
+def test_inputs_come_only_from_the_page_itself(sim):
+    bare = httpx.post(sim.url + "/sim/button?role=ok&down=1", timeout=5)
+    assert bare.status_code == 403 and "x-tablemate" in bare.text
+    assert post(sim, "/sim/tap?reader=seat0&uid=04000001", host="evil.example").status_code == 403
+    assert post(sim, "/sim/tap?reader=seat0&uid=04000001", origin="http://evil.example").status_code == 403
+    assert httpx.put(sim.url + "/sim/tap?reader=seat0&uid=04000001", headers={"x-tablemate": "sim"}).status_code == 405
+    with_body = httpx.post(sim.url + "/sim/tap?reader=seat0&uid=04000001", headers={"x-tablemate": "sim"}, content=b"x" * 10)
+    assert with_body.status_code == 413
+    assert sim.app.loop.table.refusals == 0 and sim.app.loop.frames == 1  # nothing reached the table
+
+
+@pytest.mark.parametrize("path, message", [
+    ("/sim/tap?reader=seat9&uid=04000001", "no reader 'seat9'"),
+    ("/sim/tap?reader=seat0&uid=nonsense", "expected 8, 14 or 20 hex digits"),
+    ("/sim/button?role=jump&down=1", "no button 'jump'"),
+    ("/sim/turn?steps=5", "steps is 1 or -1"),
+])
+def test_an_input_the_hardware_cannot_make_is_explained(sim, path, message):
+    answer = post(sim, path)
+    assert answer.status_code == 400 and message in answer.json()["error"]
+
+
+def test_the_page_lists_the_components_by_what_is_printed_on_them(sim):
+    page = httpx.get(sim.url + "/").text
+    assert 'class="oled"' in page and 'data-role="withdraw"' in page and "Seat 1" in page
+    state = httpx.get(sim.url + "/sim/state").json()
+    labels = {c["label"]: c["group"] for c in state["components"]}
+    assert labels["Augsburg 1/3"] == "Thurn und Taxis: Cards"
+    assert labels["Province tile 3 (two goods)"] == "Taj Mahal: Province tiles"
+    assert not any(label.startswith("component-") for label in labels)
+    assert state["now"] == [] and "A question is on screen (Which game?)" in state["why"]
+
+
+def test_the_pi_profile_serves_no_input_endpoint(capsys):
+    pi = load_profile(ROOT_CONFIG / "pi.toml")
+    with pytest.raises(ProfileError, match="mocked hardware only"):
+        simulated(pi)
+    assert main(["sim", "--config", str(ROOT_CONFIG / "pi.toml"), "--no-browser"]) == 78
+    assert "tablemate web" in capsys.readouterr().err
+    # what the Pi serves ([web] enabled): the read-only live view, which takes no input
+    view = Background("memory://pi-view", pi.table.id, port=0).start()
+    try:
+        for path in ("/sim/tap?reader=seat0&uid=04000001", "/sim/button?role=ok&down=1", "/sim/turn?steps=1"):
+            answer = httpx.post(view.url + path, headers={"x-tablemate": "sim"})
+            assert answer.status_code == 405, path
+        assert httpx.get(view.url + "/sim/state").status_code == 404
+    finally:
+        view.stop()
