@@ -9,10 +9,9 @@ made, and inputs from one page are taken in the order they were made (a lock).
 import threading
 import time
 
-from drivers.buttons import ROLES
+from drivers.buttons import ROLES, TICK
 from drivers.readers import MockReader, normalise_uid
 
-from ..script import PRESS_S
 
 
 class Refused(ValueError):
@@ -29,7 +28,8 @@ class Controls:
         self._pins = {role: factory.pin(app.buttons.pin(role)) for role in ROLES if role in app.profile.buttons.pins}
         encoder = app.profile.buttons.encoder
         self._encoder = (factory.pin(encoder[0]), factory.pin(encoder[1])) if encoder else None
-        self._bounce_s = app.profile.buttons.bounce_ms / 1000
+        #: a level counts once stable for bounce_ms; the buttons' timing thread looks every TICK
+        self._settle_s = 2 * app.profile.buttons.bounce_ms / 1000 + 2 * TICK
 
     @property
     def readers(self) -> dict[str, MockReader]:
@@ -57,8 +57,8 @@ class Controls:
             self._done()
 
     def button(self, role: str, down: bool) -> None:
-        """A button pressed (`down`) or released: a release at least PRESS_S after its press, so a
-        quick click is a press, and holding the mouse long enough is a hold."""
+        """A button pressed (`down`) or released: the release comes at least two debounce times after
+        the press, so the quickest click is still a press; held long enough, it is a hold."""
         pin = self._pins.get(role)
         if pin is None:
             raise Refused(f"no button {role!r}; the buttons are {', '.join(self._pins)}")
@@ -71,9 +71,9 @@ class Controls:
             pressed = self._down.pop(role, None)
             if pressed is None:
                 return
-            time.sleep(max(0.0, pressed + PRESS_S - time.monotonic()))
+            time.sleep(max(0.0, pressed + self._settle_s - time.monotonic()))
             pin.drive_high()
-            time.sleep(self._bounce_s + PRESS_S)  # the release must settle before it counts
+            time.sleep(self._settle_s)  # the release must settle before the press is reported
             self._done()
 
     def turn(self, steps: int) -> None:

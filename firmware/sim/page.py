@@ -31,8 +31,9 @@ from . import catalogue
 from .controls import Controls, Refused
 
 HERE = Path(__file__).parent
-#: how often the page's stream looks for a change at the table (seconds)
-POLL_S = 0.05
+#: how often the page's stream looks for a change at the table (seconds); the page is redrawn only
+#: when the frame, the inputs, the status line or the tag map changed
+POLL_S = 0.02
 #: host names the inputs are taken from, besides the address the page is bound to
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -128,13 +129,15 @@ class Page:
     async def events(self, request: Request) -> Response:
         async def stream():
             yield "retry: 1000\n\n"
-            last = None
+            seen = None
             while not self.stopping:
                 if await request.is_disconnected():
                     return
-                state = await asyncio.to_thread(self.snapshot)
-                if state != last:
-                    last = state
+                loop = self.app.loop
+                version = (loop.frames, self.controls.inputs, loop.status(), len(loop.table.tags.items()))
+                if version != seen:
+                    seen = version
+                    state = await asyncio.to_thread(self.snapshot)
                     yield f"event: table\ndata: {json.dumps(state, ensure_ascii=False)}\n\n"
                 await asyncio.sleep(POLL_S)
 

@@ -31,6 +31,8 @@ from .support import DEMOS, desktop_profile, entries_of, script_prefix, unit_sec
 GAME = "thurn_und_taxis"
 TAGS = DEMOS / f"{GAME}.tags.toml"
 PAUSED = Screen().render(MessageView("Paused", ("tablemate stopped", "Game kept")))
+#: the same with a memory:// store, which ends with the process: no game is kept
+PAUSED_IN_MEMORY = Screen().render(MessageView("Paused", ("tablemate stopped", "Memory store: not kept")))
 STOP_S = unit_seconds("TimeoutStopSec")
 
 
@@ -104,8 +106,8 @@ def test_the_last_frame_is_paused_or_left_to_be_blanked_per_the_profile(on_stop,
     process.signal(signal.SIGTERM)
     assert process.wait(STOP_S) == 0, process.stderr()
     shown = frames(png)
-    assert shown and (shown[-1] == PAUSED.tobytes()) is (on_stop == "paused")
-    assert PAUSED.tobytes() not in shown[:-1]
+    assert shown and (shown[-1] == PAUSED_IN_MEMORY.tobytes()) is (on_stop == "paused")
+    assert PAUSED_IN_MEMORY.tobytes() not in shown[:-1]
 
 
 def serve_until(app: App, sig: signal.Signals, notify, then=lambda: None) -> int:

@@ -18,9 +18,11 @@ ROOT_CONFIG = Path(__file__).parents[3] / "config"
 
 
 def sim_profile(url: str):
-    """The desktop profile on store `url`, its readers polled quickly (a lifted card is gone sooner)."""
+    """The desktop profile on store `url`, its readers polled quickly (a lifted card is gone sooner)
+    and its buttons settling quickly (a click is answered sooner)."""
     profile = load_profile(DESKTOP)
-    return dataclasses.replace(profile, store=StoreConfig(url), reader_timing=ReaderTiming(poll_ms=10, gap_ms=30))
+    return dataclasses.replace(profile, store=StoreConfig(url), reader_timing=ReaderTiming(poll_ms=10, gap_ms=30),
+                               buttons=dataclasses.replace(profile.buttons, bounce_ms=5))
 
 
 def demo_tags(game: str) -> dict:

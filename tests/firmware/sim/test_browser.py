@@ -121,14 +121,19 @@ def test_the_first_round_played_by_clicks_shows_the_table_s_frame_and_scores(bro
             sent += act(browser, step, rig, previous)
             rig.hands.do(step)
             previous = step
-            wait_until(browser, lambda: shown(browser)[0] == sent, f"{where}: the page's inputs were not all answered")
+            session = rig.table.session
+            expected = (sent, rig.image.tobytes(), [str(s.total) for s in session.game.scores(session.state)] if session else [])
+
+            def now() -> tuple:
+                inputs, src, totals = shown(browser)
+                return inputs, pixels(src), totals
+
+            wait_until(browser, lambda: now() == expected,
+                       f"{where}: the page shows {now()[0]} inputs answered and totals {now()[2]}, the rig {sent} and "
+                       f"{expected[2]} (frames equal: {now()[1] == expected[1]})")
             table = sim.app.loop.table
             assert table.refusals == rig.table.refusals, f"{where}: {table.refusal}"
             assert sim.app.display.image.tobytes() == rig.image.tobytes(), f"{where}: the table's frame differs from the rig's"
-            wait_until(browser, lambda: pixels(shown(browser)[1]) == rig.image.tobytes(), f"{where}: the page shows another frame")
-            session = rig.table.session
-            totals = [str(s.total) for s in session.game.scores(session.state)] if session else []
-            wait_until(browser, lambda: shown(browser)[2] == totals, f"{where}: the page shows {shown(browser)[2]}, the engine {totals}")
         assert sim.app.loop.table.session.actions == rig.table.session.actions
         if game == "thurn_und_taxis" and os.environ.get("TABLEMATE_SCREENSHOTS"):
             folder = Path(os.environ["TABLEMATE_SCREENSHOTS"])
