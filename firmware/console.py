@@ -1,54 +1,261 @@
-"""The desktop table's keyboard (`make run`): typed lines become presses and taps on the mocked hardware.
+"""The terminal table (`tablemate run --keyboard`, for an SSH session): the screen drawn in place at
+the top of the terminal, a fixed line for messages, single keys for the buttons, typed names as taps.
 
-    w  withdraw      p  pass      u  undo      n  next      o  ok (or an empty line)      m  menu (hold undo)
-    ulm-1            tap the component enrolled with id ulm-1 on the reader of the seat to play
-    2 ulm-1          ... on seat 2's reader;   shared 04a1b2c3   a UID on the shared reader
-    tap seat1 04a1b2c3 / press ok / hold undo 1000 / wait 500   any script step
+    w withdraw   p pass   u undo   n or → next   ← turn back   o or Enter ok   m menu (hold undo)
+    ?            what can be tapped now
+    / name       tap a component by what is printed on it ("/augsburg", "/province 3"); any key that is
+                 not a button starts the name too; "2 augsburg" taps on seat 2's reader
+    Esc          drops the typed name; Ctrl-C stops the table
+
+The terminal is put in cbreak mode (keys arrive one by one, Ctrl-C still stops) and restored on exit.
+Every region is drawn at its own row with the cursor addressed absolutely, so nothing ever scrolls:
+the frame stays at the top, the message on its line, the help below it.
 """
 
+import codecs
+import dataclasses
+import logging
+import os
+import shutil
 import sys
+import termios
 import threading
+import tty
 from typing import TextIO
 
-from . import script
+from drivers.display import DisplaySpec
+from drivers.readers import normalise_uid
 
-KEYS = {"w": "withdraw", "p": "pass", "u": "undo", "n": "next", "o": "ok", "": "ok"}
-HELP = __doc__.split("\n\n", 1)[1]
+from . import script
+from .sim import catalogue
+
+KEYS = {"w": "withdraw", "p": "pass", "u": "undo", "n": "next", "o": "ok", "\r": "ok", "\n": "ok"}
+HELP = "w withdraw · p pass · u undo · n/→ next · o/Enter ok · m menu · ? what to tap · /name tap it · Ctrl-C quits"
+ARROWS = {"C": 1, "D": -1, "A": -1, "B": 1}  # right, left, up, down
+
+
+class Screen:
+    """The terminal's regions, drawn under one lock: the frame, the message, the help, the typed line
+    and a list below them."""
+
+    def __init__(self, out: TextIO):
+        self.out = out
+        self.lock = threading.Lock()
+        self.frame_rows = 0
+        self.typed = ""
+        self.message = ""
+        self.listing: list[str] = []
+
+    def start(self) -> None:
+        with self.lock:
+            self.out.write("\x1b[2J\x1b[H")
+            self.out.flush()
+
+    def frame(self, text: str) -> None:
+        lines = text.rstrip("\n").split("\n")
+        with self.lock:
+            grew = len(lines) != self.frame_rows
+            self.frame_rows = len(lines)
+            self._rows(1, lines)
+            if grew:
+                self._below()
+            self._cursor()
+
+    def say(self, message: str) -> None:
+        with self.lock:
+            self.message = message
+            self._below()
+            self._cursor()
+
+    def typing(self, typed: str) -> None:
+        with self.lock:
+            self.typed = typed
+            self._rows(self.frame_rows + 3, [self._prompt()])
+            self._cursor()
+
+    def show_list(self, lines: list[str]) -> None:
+        with self.lock:
+            self.listing = lines
+            self._below()
+            self._cursor()
+
+    def close(self) -> None:
+        with self.lock:
+            rows = self._size()[1]
+            self.out.write(f"\x1b[{rows};1H\n")
+            self.out.flush()
+
+    # -- drawing (under the lock) ----------------------------------------------------------------------
+
+    def _size(self) -> tuple[int, int]:
+        size = shutil.get_terminal_size((100, 40))
+        return size.columns, size.lines
+
+    def _prompt(self) -> str:
+        return f"tap> {self.typed}" if self.typed else ""
+
+    def _below(self) -> None:
+        columns, rows = self._size()
+        top = self.frame_rows + 1
+        room = max(0, rows - top - 3)
+        listing = self.listing[:room]
+        if len(self.listing) > room and room:
+            listing[-1] = f"… {len(self.listing) - room + 1} more lines: type part of a name to narrow"
+        self._rows(top, [self.message[:columns], HELP[:columns], self._prompt(), *listing])
+        self._rows(top + 3 + len(listing), [""] * max(0, rows - top - 2 - len(listing)), last=rows)
+
+    def _rows(self, first: int, lines: list[str], last: int | None = None) -> None:
+        columns, rows = self._size()
+        for number, line in enumerate(lines, start=first):
+            if number > min(rows, last or rows):
+                break
+            self.out.write(f"\x1b[{number};1H{line[:columns]}\x1b[K")
+
+    def _cursor(self) -> None:
+        self.out.write(f"\x1b[{self.frame_rows + 3};{len(self._prompt()) + 1}H")
+        self.out.flush()
+
+
+class ToScreen(logging.Handler):
+    """Log records (warnings and worse) on the Screen's message line."""
+
+    def __init__(self, screen: Screen):
+        super().__init__(logging.WARNING)
+        self.screen = screen
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.screen.say(record.getMessage())
+
+
+class FrameStream:
+    """What the terminal display writes to: each frame it flushes is drawn at the top of the Screen."""
+
+    def __init__(self, screen: Screen):
+        self.screen = screen
+        self._text = ""
+
+    def write(self, text: str) -> int:
+        self._text += text
+        return len(text)
+
+    def flush(self) -> None:
+        if self._text:
+            text, self._text = self._text, ""
+            self.screen.frame(text)
+
+    def isatty(self) -> bool:
+        return False  # frames come whole; the Screen places them
 
 
 class Console:
-    def __init__(self, app, hands: script.Hands, out: TextIO = sys.stderr):
+    """Keys and typed names to steps on the app's mock readers and buttons."""
+
+    def __init__(self, app, hands: script.Hands, screen: Screen):
         self.app = app
         self.hands = hands
-        self.out = out
+        self.screen = screen
+        self.typed = ""
 
-    def start(self, lines: TextIO = sys.stdin) -> threading.Thread:
-        thread = threading.Thread(target=self._read, args=(lines,), name="tablemate-console", daemon=True)
-        thread.start()
-        return thread
+    def key(self, key: str) -> None:
+        """One key (or an arrow's escape sequence) as typed."""
+        try:
+            self._key(key)
+        except (script.BadScript, catalogue.NoMatch) as error:
+            self.screen.say(str(error))
 
-    def _read(self, lines: TextIO) -> None:
-        print(HELP, file=self.out)
-        for line in lines:
-            try:
-                step = self.step(line.strip())
-            except script.BadScript as error:
-                print(error, file=self.out)
-                continue
-            if step is not None:
-                self.hands.do(step)
+    def _key(self, key: str) -> None:
+        if key.startswith("\x1b[") and key[-1] in ARROWS:
+            self._turn(ARROWS[key[-1]])
+        elif key == "\x1b":
+            self._type("")
+            self.screen.say("")
+        elif self.typed:
+            if key in ("\r", "\n"):
+                line, self.typed = self.typed, ""
+                self.screen.typing("")
+                self._do(self.step(line))
+            elif key in ("\x7f", "\b"):
+                self._type(self.typed[:-1])
+            elif key.isprintable():
+                self._type(self.typed + key)
+        elif key in KEYS:
+            self._do(script.Step("press", (KEYS[key],), 0))
+        elif key == "m":
+            self._do(script.Step("hold", ("undo", str(self.app.profile.buttons.hold_ms + 200)), 0))
+        elif key == "?":
+            self.screen.say("")
+            self.screen.show_list(self.tappable())
+        elif key == "/":
+            self._type(" ")
+        elif key.isprintable() and key != " ":
+            self._type(key)
 
-    def step(self, line: str) -> script.Step | None:
-        """The script step a typed line means (BadScript when it means nothing)."""
-        if line in KEYS:
-            return script.Step("press", (KEYS[line],), 0)
-        if line == "m":
-            return script.Step("hold", ("undo", str(self.app.profile.buttons.hold_ms + 200)), 0)
+    def _type(self, typed: str) -> None:
+        self.typed = typed
+        self.screen.typing(typed.lstrip())
+
+    def _turn(self, steps: int) -> None:
+        """An arrow key: the encoder turns one detent (without an encoder, → presses next)."""
+        if self.app.profile.buttons.encoder is None:
+            if steps > 0:
+                self._do(script.Step("press", ("next",), 0))
+            return
+        factory = self.app.buttons.factory
+        a, b = (factory.pin(pin) for pin in self.app.profile.buttons.encoder)
+        first, second = (a, b) if steps > 0 else (b, a)
+        first.drive_low()
+        second.drive_low()
+        first.drive_high()
+        second.drive_high()
+        self.screen.say("turned on" if steps > 0 else "turned back")
+
+    def _do(self, step: script.Step) -> None:
+        self.hands.check([step])
+        if step.verb == "tap":
+            self.screen.say(f"tapped {self._name(step.args[1])} on {step.args[0]}")
+        else:
+            self.screen.say(f"{'pressed' if step.verb == 'press' else step.verb} {' '.join(step.args)}")
+        self.hands.do(step)
+
+    def _name(self, uid: str) -> str:
+        for component in self._components():
+            if component.uid == uid:
+                return component.label
+        return uid
+
+    def _components(self) -> list[catalogue.Component]:
+        table = self.app.loop.table
+        games = [table.session.name] if table.session else sorted({entry.game for _, entry in table.tags.items()})
+        return [c for game in games for c in catalogue.catalogue(table.tags, game)]
+
+    def tappable(self) -> list[str]:
+        """`?`: why the list is what it is, then the names, grouped by kind."""
+        now, why = catalogue.tappable(self.app.loop.table, self._components())
+        lines, heading = [why], None
+        for component in now:
+            if component.heading != heading:
+                heading = component.heading
+                lines.append(f"{heading}:")
+            if lines[-1].endswith(":") or len(lines[-1]) + len(component.label) > 96:
+                lines.append("  " + component.label)
+            else:
+                lines[-1] += ", " + component.label
+        return lines
+
+    def step(self, line: str) -> script.Step:
+        """The step a typed line means: a script step, or a tap of a component named by its label
+        (optionally after the reader: "2 augsburg", "shared province 3"); BadScript/NoMatch if none."""
+        line = line.strip()
         words = line.split()
+        if not words:
+            raise script.BadScript("type a component's name")
         if words[0] in script.ARITY:
             return script.parse(line, "typed")[0]
-        reader, label = (words if len(words) == 2 else (None, words[0])) if len(words) <= 2 else (None, line)
-        return script.parse(f"tap {self._reader(reader)} {self._uid(label)}", "typed")[0]
+        readers = self.app.readers.readers
+        reader, rest = None, line
+        if len(words) > 1 and (words[0] in readers or f"seat{words[0]}" in readers or (words[0].isdigit() and len(words[0]) == 1)):
+            reader, rest = words[0], line.split(None, 1)[1]
+        return script.Step("tap", (self._reader(reader), self._uid(rest)), 0)
 
     def _reader(self, given: str | None) -> str:
         readers = self.app.readers.readers
@@ -57,15 +264,75 @@ class Console:
             if name not in readers:
                 raise script.BadScript(f"no reader {given!r}: {', '.join(readers)}")
             return name
-        session = self.app.loop.table.session
+        table = self.app.loop.table
+        session = table.session
         prompt = session.game.prompt(session.state) if session else None
         seat = prompt.player if prompt else None
         return f"seat{seat}" if f"seat{seat}" in readers else next(iter(readers))
 
-    def _uid(self, label: str) -> str:
-        table = self.app.loop.table
-        if table.session is not None:
-            uid = table.tags.find(table.session.name, label)
-            if uid is not None:
-                return uid
-        return label
+    def _uid(self, text: str) -> str:
+        """The UID of the component `text` names, or `text` itself when it is a UID."""
+        session = self.app.loop.table.session
+        used = catalogue.played(session.actions) if session else set()
+        try:
+            return catalogue.find(self._components(), text, used).uid
+        except catalogue.NoMatch:
+            try:
+                return normalise_uid(text)
+            except ValueError:
+                pass
+            raise
+
+
+def keys(fd: int):
+    """The keys typed on a terminal's file descriptor; an arrow's escape sequence is one key."""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    pending = ""
+    while True:
+        data = os.read(fd, 64)
+        if not data:
+            return
+        pending += decoder.decode(data)
+        while pending:
+            if pending == "\x1b[":
+                break  # the rest of an arrow is on its way
+            size = 3 if pending.startswith("\x1b[") else 1
+            yield pending[:size]
+            pending = pending[size:]
+
+
+def run(profile, tag_files: list[dict], stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    """The table on this terminal until Ctrl-C / SIGTERM; the terminal's mode is restored on exit."""
+    from .app import App
+
+    stdin, stdout = stdin or sys.stdin, stdout or sys.stdout
+    if not stdin.isatty():
+        raise script.BadScript("--keyboard needs a terminal; without one, play a script (--script) or the browser page "
+                               "(tablemate sim)")
+    style = profile.display.terminal_style if profile.display.driver == "terminal" else "braille"
+    screen = Screen(stdout)
+    profile = dataclasses.replace(profile, display=DisplaySpec(driver="terminal", terminal_style=style,
+                                                               on_stop=profile.display.on_stop))
+    app = App.build(profile, stream=FrameStream(screen))
+    logs = ToScreen(screen)  # a warning printed on stderr would scroll the screen: it goes to the message line
+    logging.getLogger().addHandler(logs)
+    for entries in tag_files:
+        app.loop.table.tags.set_many(entries)
+    console = Console(app, script.RealTime(app), screen)
+    fd = stdin.fileno()
+    saved = termios.tcgetattr(fd)
+    tty.setcbreak(fd)
+    screen.start()
+    screen.say("Keys are buttons; type a component's name to tap it.")
+
+    def read() -> None:
+        for key in keys(fd):
+            console.key(key)
+
+    threading.Thread(target=read, name="tablemate-console", daemon=True).start()
+    try:
+        return app.run()
+    finally:
+        logging.getLogger().removeHandler(logs)
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+        screen.close()

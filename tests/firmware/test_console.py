@@ -1,39 +1,157 @@
-"""The desktop keyboard: typed lines become script steps on the mocked hardware."""
+"""The terminal table: keys as buttons, typed names as taps, drawn in place (checked through a
+pseudo-terminal and pyte's terminal emulator)."""
 
+import fcntl
+import io
+import os
+import pty
+import struct
+import subprocess
+import sys
+import termios
+import threading
+import time
+from pathlib import Path
+
+import pyte
 import pytest
 
-from firmware.console import Console
+from firmware.config import DESKTOP
+from firmware.console import HELP, Console, Screen
 from firmware.script import BadScript, RealTime, Step
-from firmware.tagmap import TagEntry
+from firmware.sim.catalogue import NoMatch
+from firmware.tagfile import load
 from tests.e2e.rig import Rig
+from tests.firmware.profiles import with_store
+
+ROOT = Path(__file__).parents[2]
+TAGS = ROOT / "firmware" / "demos" / "thurn_und_taxis.tags.toml"
+ROWS, COLUMNS = 40, 100
+
+
+def controlling_terminal() -> None:
+    """In the child: a session of its own whose controlling terminal is the pty, so Ctrl-C is SIGINT."""
+    os.setsid()
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
 @pytest.fixture
 def console(memory_url):
     rig = Rig(memory_url)
-    rig.table.tags.set_many({"01000001": TagEntry("thurn_und_taxis", "card", {"id": "ulm-1", "city": "ulm"}, "Ulm 1/3")})
-    yield rig, Console(rig.app, RealTime(rig.app))
+    rig.table.tags.set_many(load(TAGS))
+    yield rig, Console(rig.app, RealTime(rig.app), Screen(io.StringIO()))
     rig.close()
 
 
-def test_letters_are_buttons_and_m_holds_undo(console):
-    rig, keys = console
-    assert keys.step("w") == Step("press", ("withdraw",), 0)
-    assert keys.step("") == Step("press", ("ok",), 0)
-    assert keys.step("m") == Step("hold", ("undo", str(rig.app.profile.buttons.hold_ms + 200)), 0)
-
-
-def test_a_component_id_taps_on_the_reader_of_the_seat_to_play(console):
+def test_names_as_printed_are_taps_on_the_reader_of_the_seat_to_play(console):
     rig, keys = console
     rig.table.new_game("thurn_und_taxis", ["Ana", "Ben"], {})
-    assert keys.step("ulm-1") == Step("tap", ("seat0", "01000001"), 1)
-    assert keys.step("1 ulm-1") == Step("tap", ("seat1", "01000001"), 1)
-    assert keys.step("shared 04a1b2c3") == Step("tap", ("shared", "04a1b2c3"), 1)
+    augsburg = rig.table.tags.find("thurn_und_taxis", "augsburg-1")
+    assert keys.step("augsburg") == Step("tap", ("seat0", augsburg), 0)
+    assert keys.step("Augsburg 2/3").args[1] == rig.table.tags.find("thurn_und_taxis", "augsburg-2")
+    assert keys.step("1 nürnberg") == Step("tap", ("seat1", rig.table.tags.find("thurn_und_taxis", "nuernberg-1")), 0)
+    assert keys.step("shared 04a1b2c3") == Step("tap", ("shared", "04a1b2c3"), 0)
     assert keys.step("tap seat2 04a1b2c3") == Step("tap", ("seat2", "04a1b2c3"), 1)
+    rig.tap(augsburg, 0)  # once one Augsburg is in the game, "augsburg" is the next one of the pile
+    assert keys.step("augsburg").args[1] == rig.table.tags.find("thurn_und_taxis", "augsburg-2")
 
 
-@pytest.mark.parametrize("line, message", [("9 ulm-1", "no reader '9'"), ("nowhere-7", "expected 8, 14 or 20 hex digits"), ("press jump", "no button 'jump'")])
-def test_what_means_nothing_is_explained(console, line, message):
-    _, keys = console
-    with pytest.raises(BadScript, match=message):
+@pytest.mark.parametrize("line, error, message", [
+    ("9 augsburg", BadScript, "no reader '9'"),
+    ("augsbrug", NoMatch, "did you mean 'Augsburg'"),
+    ("b", NoMatch, "fits several: Basel, Budweis"),
+    ("press jump", BadScript, "no button 'jump'"),
+])
+def test_what_means_nothing_is_explained_with_close_names(console, line, error, message):
+    rig, keys = console
+    rig.table.new_game("thurn_und_taxis", ["Ana", "Ben"], {})
+    with pytest.raises(error, match=message):
         keys.step(line)
+
+
+def test_question_mark_lists_what_can_be_tapped_now(console):
+    rig, keys = console
+    assert "A question is on screen (Which game?)" in keys.tappable()[0]
+    rig.table.new_game("thurn_und_taxis", ["Ana", "Ben"], {})
+    listing = keys.tappable()
+    assert listing[0] == "66 of 66 components not yet played:" and listing[1] == "Cards:"
+    assert "Augsburg 1/3" in "".join(listing) and "Zürich 3/3" in "".join(listing)
+
+
+def test_fifty_inputs_leave_the_frame_at_the_top_and_messages_on_their_line(tmp_path):
+    text = with_store(DESKTOP.read_text(), "memory://").replace("[web]\nenabled = true", "[web]\nenabled = false")
+    text = text.replace("poll_ms = 50", "poll_ms = 20").replace("gap_ms = 500", "gap_ms = 60")
+    profile = tmp_path / "profile.toml"
+    profile.write_text(text)
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
+    screen = pyte.HistoryScreen(COLUMNS, ROWS, history=1000)
+    stream = pyte.ByteStream(screen)
+    lock = threading.Lock()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "firmware.cli", "run", "--keyboard", "--config", str(profile), "--tags", str(TAGS)],
+        stdin=slave, stdout=slave, stderr=slave, cwd=ROOT, env={**os.environ, "TERM": "xterm"},
+        preexec_fn=controlling_terminal)
+
+    def pump() -> None:
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:
+                return
+            if not data:
+                return
+            with lock:
+                stream.feed(data)
+
+    threading.Thread(target=pump, daemon=True).start()
+
+    def rows() -> list[str]:
+        with lock:
+            return list(screen.display)
+
+    def wait_for(what, timeout=10.0) -> list[str]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            shown = rows()
+            if what(shown):
+                return shown
+            time.sleep(0.02)
+        raise AssertionError("\n".join(rows()))
+
+    def send(keys: str, message: str | None = None) -> None:
+        os.write(master, keys.encode())
+        if message is not None:
+            wait_for(lambda shown: shown[18].startswith(message))
+
+    try:
+        wait_for(lambda shown: shown[0].startswith("┌") and shown[19].startswith(HELP[:40]))
+        inputs = 0
+        for keys, message in [("n", "pressed next")] * 3 + [("o", "pressed ok")] * 3:  # Thurn und Taxis, 4, hints on
+            send(keys, message)
+            inputs += 1
+        for name in ["augsburg", "ulm", "nürnberg", "zzz", "b", "regensburg"] * 5 + ["?"] * 2:
+            if name == "?":
+                send("?", "")
+                wait_for(lambda shown: "components not yet played" in shown[21])
+            else:
+                send(f"/{name}\r", {"zzz": "no component is called 'zzz'", "b": "'b' fits several"}.get(name, "tapped "))
+            inputs += 1
+        for keys in "nuuppwu\x1b[C\x1b[D":
+            send(keys)
+            inputs += 1
+        wait_for(lambda shown: shown[18].startswith("turned back"))
+        assert inputs >= 50
+        shown = rows()
+        assert shown[0].startswith("┌") and shown[0].rstrip().endswith("┐"), shown[0]
+        assert all(line.startswith("│") and line.rstrip().endswith("│") for line in shown[1:17]), "\n".join(shown)
+        assert shown[17].startswith("└") and shown[19].startswith(HELP[:40])
+        assert not screen.history.top, "the terminal scrolled"
+        os.write(master, b"\x03")  # Ctrl-C stops the table
+        assert process.wait(timeout=15) == 0
+        assert termios.tcgetattr(slave)[3] & termios.ICANON, "the terminal was not restored"
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(slave)
+        os.close(master)
