@@ -6,6 +6,7 @@ from pathlib import Path
 import tomli_w
 
 from firmware.cli import main
+from firmware.tagfile import load as load_tags
 from firmware.config import DESKTOP as DESKTOP_PROFILE
 from tests.firmware.profiles import with_store
 
@@ -117,3 +118,113 @@ def test_the_owners_guide_counts_agree_with_the_manifests(capsys):
         kinds = ", ".join(f"{count} {kind}" for kind, count in summary["kinds"].items())
         asked = ", ".join(f"{a['components']} {kind} ({', '.join(a['fields'])})" for kind, a in summary["asked"].items()) or "none"
         assert rows[summary["title"]] == [str(summary["components"]), kinds, asked, f"~{summary['minutes']} min"], name
+
+
+# -- one store for every command ------------------------------------------------------------------
+
+
+def test_the_profile_is_the_option_then_the_environment_then_the_installed_one_then_the_desktop(tmp_path, monkeypatch):
+    from firmware.config import DESKTOP, ENVIRONMENT, find_profile
+
+    installed = tmp_path / "etc" / "pi.toml"
+    monkeypatch.delenv(ENVIRONMENT, raising=False)
+    assert find_profile(None, installed) == DESKTOP and DESKTOP.is_file()
+    installed.parent.mkdir()
+    installed.write_text("")
+    assert find_profile(None, installed) == installed
+    monkeypatch.setenv(ENVIRONMENT, str(tmp_path / "env.toml"))
+    assert find_profile(None, installed) == tmp_path / "env.toml"
+    assert find_profile("given.toml", installed) == Path("given.toml")
+
+
+def test_status_outside_the_clone_uses_the_built_in_profile_and_says_the_store_is_memory(tmp_path, monkeypatch, capsys):
+    from firmware.config import ENVIRONMENT
+
+    monkeypatch.delenv(ENVIRONMENT, raising=False)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("firmware.config.INSTALLED", tmp_path / "no-such-pi.toml")
+    monkeypatch.setattr("firmware.store.connect", _refusing_connect(__import__("firmware.store").store.connect))
+    assert main(["status"]) == 0
+    out = capsys.readouterr().out
+    assert "table desktop on memory://" in out and "only the running table sees them" in out
+
+
+def _refusing_connect(connect):
+    """connect() as if no redis-server ran on this machine (one may: the test must not use it)."""
+    def refusing(url):
+        return connect("redis://127.0.0.1:1/0" if url.startswith("redis://127.0.0.1:6379") else url)
+    return refusing
+
+
+def test_status_on_a_desktop_sees_the_game_of_a_running_table(redis_server, tmp_path, monkeypatch, capsys):
+    """What `make run` plays (the desktop profile, a local redis-server) is what status and log
+    export report from another process."""
+    import subprocess
+    import sys
+
+    from firmware.config import ENVIRONMENT
+
+    text = DESKTOP_PROFILE.read_text().replace("redis://127.0.0.1:6379/0", redis_server.url)
+    text = text.replace("[web]\nenabled = true", "[web]\nenabled = false")
+    profile = tmp_path / "desktop.toml"
+    profile.write_text(text)
+    script = tmp_path / "round.script"
+    script.write_text("\n".join((ROOT / "firmware" / "demos" / "thurn_und_taxis.script").read_text().splitlines()[:20]) + "\n")
+    table = subprocess.Popen([sys.executable, "-m", "firmware.cli", "run", "--script", str(script), "--realtime",
+                              "--tags", str(ROOT / "firmware" / "demos" / "thurn_und_taxis.tags.toml")],
+                             env={**__import__("os").environ, ENVIRONMENT: str(profile)}, cwd=tmp_path,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        monkeypatch.setenv(ENVIRONMENT, str(profile))
+        deadline = __import__("time").monotonic() + 30
+        while True:
+            assert main(["status", "--json"]) == 0
+            summary = json.loads(capsys.readouterr().out)
+            if summary.get("game", {}).get("entries", 0) >= 3 or __import__("time").monotonic() > deadline:
+                break
+        assert summary["store"] == redis_server.url and "note" not in summary
+        assert summary["game"]["name"] == "thurn_und_taxis" and summary["game"]["entries"] >= 3
+        assert main(["log", "export", "-o", str(tmp_path / "log.json")]) == 0
+        assert f"written to {tmp_path / 'log.json'}" in capsys.readouterr().out
+    finally:
+        table.terminate()
+        assert table.wait(timeout=20) == 0, table.stderr.read()
+
+
+def test_the_table_starts_and_plays_with_port_8080_taken(tmp_path, capsys):
+    """The desktop profile serves the live view on 8080: when another program holds it, the table
+    says so on its status line and plays the whole script."""
+    import socket
+
+    from firmware import script as scripts
+    from firmware.app import App
+    from firmware.config import load_profile
+
+    holder = socket.socket()
+    try:
+        holder.bind(("127.0.0.1", 8080))
+        holder.listen()
+    except OSError:
+        pass  # someone else holds it already: taken all the same
+    try:
+        profile = tmp_path / "desktop.toml"
+        profile.write_text(with_store(DESKTOP_PROFILE.read_text(), "memory://port-taken").replace("gap_ms = 500", "gap_ms = 150"))
+        app = App.build(load_profile(profile))
+        app.loop.table.tags.set_many(load_tags(ROOT / "firmware" / "demos" / "thurn_und_taxis.tags.toml"))
+        steps = scripts.load(ROOT / "firmware" / "demos" / "thurn_und_taxis.script")[:12]
+        hands = scripts.RealTime(app)
+        statuses = []
+        app.loop.notifier.status = statuses.append
+
+        def play():
+            hands.play(steps)
+            app.loop.sync()
+            app.loop.stop()
+
+        __import__("threading").Thread(target=play, daemon=True).start()
+        assert app.run() == 0
+        session = app.loop.table.session
+        assert session is not None and session.entries >= 3
+        assert any("web view: cannot serve on 127.0.0.1:8080: the port is in use" in s for s in statuses), statuses
+    finally:
+        holder.close()
