@@ -26,10 +26,10 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/run.py
 
-# The desktop table: the screen in this terminal, typed keys as buttons and typed component ids as
-# taps; the demos' tag files are enrolled so every game can be played.
+# The virtual table: the whole table in a browser page on this machine (tablemate sim, the built-in
+# desktop profile); the demos' tag files are enrolled so every game can be played.
 run: $(STAMP)
-	$(VENV)/bin/tablemate run --config config/desktop.toml --keyboard $(foreach f,$(wildcard firmware/demos/*.tags.toml),--tags $(f))
+	$(VENV)/bin/tablemate sim $(foreach f,$(wildcard firmware/demos/*.tags.toml),--tags $(f))
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -161,7 +161,8 @@ def guided(tags: TagMap, progress: Progress, game: str, start: int = 0) -> Flow:
     position = start
     while position < len(todo):
         slot = todo[position]
-        answer = yield Tap(f"Tap: {slot.label}", ANY_TAG, done="skip", note=f"{position + 1} of {len(todo)}", back=True)
+        answer = yield Tap(f"Tap: {slot.label}", ANY_TAG, done="skip", note=f"{position + 1} of {len(todo)}", back=True,
+                           title=f"Enrol {engines.get(game).title}")
         if answer is BACK:
             position = max(0, position - 1)
         elif answer is None:

@@ -56,6 +56,8 @@ class Tap:
     note: str = ""
     #: undo answers BACK (a step back inside the flow) instead of closing the flow
     back: bool = False
+    #: the screen's title while this is asked (default: the game in progress)
+    title: str = ""
 
 
 class _Marker:
@@ -86,6 +88,14 @@ class Replace:
 
 Request = Choose | Tap
 Flow = Generator[Request, Any, Any]
+
+
+def ask(question: str, pairs: Iterable[tuple[str, Any]], field: str | None = None) -> Flow:
+    """Choose one of `pairs`, but without asking when there is only one: its value is the answer."""
+    request = Choose.of(question, pairs, field=field)
+    if len(request.options) == 1:
+        return request.options[0].value
+    return (yield request)
 
 
 def yes_no(question: str, default: bool = False, field: str | None = None) -> Choose:

@@ -257,7 +257,7 @@ class Table:
                 labels, index, board = tuple(o.label for o in request.options), self.running.index, request.map
                 cells, mark = (board.cells, board.positions[index]) if board else ((), None)
                 return ChooserView(request.question, labels, index, title, offline, cells, mark, notice)
-            return TapView(request.question, request.done, title, offline, request.note, notice)
+            return TapView(request.question, request.done, request.title or title, offline, request.note, notice)
         if self.waiting == UNREACHABLE:
             return MessageView("Store unreachable", ("Waiting for Redis.", "The game is kept there."), True, notice)
         if self.waiting:
@@ -318,6 +318,8 @@ class Table:
         if isinstance(request, Tap) and request.kinds == ANY_TAG:
             self._answer((uid, entry))
             return
+        if isinstance(request, Choose):
+            raise IllegalAction("Answer first (undo=back)", f"a question is on screen: {request.question}")
         if entry is None:
             raise IllegalAction(f"Unknown tag {uid[:8]}", f"tag {uid} is not enrolled")
         if self.session is None or self.halted:
@@ -429,10 +431,14 @@ class Table:
         self._follow_up()
 
     def _undo(self) -> None:
-        if not self.session.undo():
+        session = self.session
+        before = session.states[-2] if len(session.states) > 1 else None
+        action = session.actions[-1] if session.actions else None
+        if not session.undo():
             raise IllegalAction("Nothing to undo", "the game is back at its start")
-        self.last_event = "Undone"
-        self._show(("Undone",), error=False)
+        what = _undone(session.name, session.game, before, action)
+        self.last_event = f"Undone: {what}"[:63]
+        self._show(("Undone:", what), error=False)
         self._follow_up()
 
     def _use(self, session: Session) -> None:
@@ -523,3 +529,12 @@ class Table:
 def _title(game: str) -> str:
     """A game's title, also for a tag enrolled for a game this table does not have."""
     return engines.get(game).title if game in engines.names() else game.replace("_", " ").title()
+
+
+def _undone(name: str, game: engines.Game, before: Any, action: dict | None) -> str:
+    """What an undone action was, in the words of the game's timeline ("Ben plays red")."""
+    from .web.games import renderer  # the live view's wording, one for every screen
+
+    if action is None or before is None:
+        return "the last action"
+    return renderer(name).describe(game, before, action)

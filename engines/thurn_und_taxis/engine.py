@@ -200,7 +200,7 @@ class ThurnUndTaxis(Game):
                 "route": route,
                 "regions": sum(v for _, v in tiles) - route - end,
                 "end": end,
-                "houses": -(b.houses_per_player - len(s.houses[seat])),
+                "unplaced_houses": -(b.houses_per_player - len(s.houses[seat])),
             }
             result.append(Score(name, sum(breakdown.values()), breakdown))
         return result

@@ -12,7 +12,7 @@
 
 from engines import IllegalAction
 
-from ..flows import Choose, Replace, Tap, yes_no
+from ..flows import Choose, Replace, Tap, ask, yes_no
 from .base import Adapter
 
 #: without a board, provinces are named after their tile number, the last one (Agra) by name
@@ -124,7 +124,8 @@ class TajMahalAdapter(Adapter):
 
     def _chain(self, state, prompt):
         counts = prompt.options["provinces"]
-        n = yield Choose.of(f"{state.short_name(prompt.player)}: chain reaches?", [(f"{k} provinces", k) for k in counts], field="provinces")
+        n = yield from ask(f"{state.short_name(prompt.player)}: chain reaches?",
+                           [(f"{k} other province{'s' * (k != 1)}", k) for k in counts], field="provinces")
         return {"type": "chain", "player": prompt.player, "provinces": n}
 
     def _hand(self, state, prompt):

@@ -153,7 +153,7 @@ def test_example_final_score_7_plus_17_minus_4():
     s.houses[0] = set(board().cities[:16])
     score = game.scores(s)[0]
     assert score.total == 20
-    assert score.breakdown == {"carriage": 7, "route": 4, "regions": 12, "end": 1, "houses": -4}
+    assert score.breakdown == {"carriage": 7, "route": 4, "regions": 12, "end": 1, "unplaced_houses": -4}
 
 
 # -- routes ----------------------------------------------------------------------------------------
@@ -542,7 +542,7 @@ def test_random_games_keep_the_contract(seed, n_players):
     players = ["Ana", "Ben", "Cy", "Dee"][:n_players]
     state = play_random_game("thurn_und_taxis", players, {}, Bot(n_players, {}, seed), seed)
     for seat in range(n_players):
-        assert len(state.houses[seat]) + (-game.scores(state)[seat].breakdown["houses"]) == 20
+        assert len(state.houses[seat]) + (-game.scores(state)[seat].breakdown["unplaced_houses"]) == 20
     assert state.end_holder is not None
     assert sum(v for tiles in state.tiles for t, v in tiles if t == "game_end") == 1
 

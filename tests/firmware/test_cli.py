@@ -41,6 +41,12 @@ def test_replay_prints_the_scores_of_a_log(capsys):
     assert all(s["total"] == sum(s["breakdown"].values()) for s in scores)
 
 
+def test_replay_names_the_winners(capsys):
+    assert main(["replay", str(DEMO_LOG)]) == 0
+    out = capsys.readouterr().out
+    assert "Game over" in out and "\nWinner: " in out and "unplaced_houses" in out
+
+
 def test_replay_of_a_bad_file_says_what_is_wrong(tmp_path, capsys):
     bad = tmp_path / "log.json"
     bad.write_text('{"game": "thurn_und_taxis", "players": ["Ana", "Ben"], "actions": [{"type": "lay", "player": 0, "card": {"id": "x", "city": "paris"}}]}')

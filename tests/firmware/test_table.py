@@ -186,8 +186,9 @@ def test_undo_is_repeatable_and_says_so(store):
     table.tag(uid("ulm"))
     table.press("pass")
     table.press("undo")
-    assert table.view().lines == ("Undone",)
+    assert table.view().lines == ("Undone:", "Ana ends the turn")  # what was undone, in the timeline's words
     table.press("undo")
+    assert table.view().lines[0] == "Undone:" and "ulm" in table.view().lines[1].lower()
     assert table.session.state.routes[0] == []
     table.press("undo")
     assert table.view().lines == ("Nothing to undo",)
@@ -264,3 +265,18 @@ def test_the_hints_question_starts_on_the_profiles_choice_for_the_game(store):
     choose(table, "Hints off")
     table.flash = None
     assert table.session.hints is False and table.view().hint == ""
+
+
+def test_a_tap_while_a_question_is_on_screen_says_answer_first(store):
+    table = make_table(store)  # the game chooser is on screen
+    table.tag(uid("ulm"))
+    assert table.view().lines == ("Answer first (undo=back)",) and table.view().error
+
+
+def test_the_enrolment_screen_names_the_game(store):
+    table = make_table(store)
+    table.hold("undo")
+    choose(table, "Enrol a game")
+    choose(table, "Mongols")
+    view = table.view()
+    assert view.title == "Enrol Mongols" and view.question.startswith("Tap: ")
