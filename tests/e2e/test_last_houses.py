@@ -97,7 +97,7 @@ def test_two_houses_left_on_three_baiern_cities_end_the_game(memory_url):
 
     pilot.play(log.actions[closing + 1 :])  # Ana ends her turn; Ben, right of the first player, plays the last
     state = table.session.state
-    assert game.is_over(state) and game.scores(state)[0].breakdown["houses"] == 0
+    assert game.is_over(state) and game.scores(state)[0].breakdown["unplaced_houses"] == 0
     rig.step("wait", "5000")  # the event flash goes
     over = table.view()
     assert isinstance(over, OverView) and over.ranking[0][1] == "Ana"
