@@ -318,7 +318,7 @@ class Table:
         if isinstance(request, Tap) and request.kinds == ANY_TAG:
             self._answer((uid, entry))
             return
-        if isinstance(request, Choose):
+        if isinstance(request, Choose) and request.tap is None:
             raise IllegalAction("Answer first (undo=back)", f"a question is on screen: {request.question}")
         if entry is None:
             raise IllegalAction(f"Unknown tag {uid[:8]}", f"tag {uid} is not enrolled")

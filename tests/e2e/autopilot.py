@@ -112,10 +112,13 @@ class Autopilot:
         self.reader_of = reader_of
 
     def play(self, actions: list[dict]) -> None:
-        for number, action in enumerate(actions, start=1):
+        """Play `actions`, the next ones of the game on the table (numbered from its actions so far)."""
+        before = len(self.table.session.actions)
+        for number, action in enumerate(actions, start=before + 1):
             self.perform(action, number)
 
     def perform(self, action: dict, number: int = 0) -> None:
+        """Make the inputs of `action`, the game's action `number` (from 1; 0: whatever comes next)."""
         session = self.table.session
         if number and len(session.actions) >= number:
             return  # the table took it by itself: its only possible answer was never asked

@@ -149,7 +149,7 @@ def test_the_panel_keeps_the_paused_frame_or_is_blanked_and_every_pin_is_release
 
     assert serve_until(app, sig, notify) == 0
     if on_stop == "paused":
-        assert panel.persist and panel.image.tobytes() == PAUSED.tobytes()
+        assert panel.persist and panel.image.tobytes() == PAUSED_IN_MEMORY.tobytes()
     else:
         assert not panel.persist and panel.image.getbbox() is None  # switched off and cleared
     assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)) == handlers
