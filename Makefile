@@ -26,8 +26,8 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/run.py
 
-# The virtual table: the whole table in a browser page on this machine (tablemate sim, the built-in
-# desktop profile); the demos' tag files are enrolled so every game can be played.
+# The virtual table: the whole table in a browser page on this machine (tablemate sim, the clone's
+# config/desktop.toml); the demos' tag files are enrolled so every game can be played.
 run: $(STAMP)
 	$(VENV)/bin/tablemate sim $(foreach f,$(wildcard firmware/demos/*.tags.toml),--tags $(f))
 

@@ -18,7 +18,7 @@
     tablemate panel-off                                           the stopped table's panel, off later
 
 Every command finds its profile the same way (firmware.config.find_profile): --config, else
-$TABLEMATE_CONFIG, else /etc/tablemate/pi.toml when it exists, else the built-in desktop profile.
+$TABLEMATE_CONFIG, else /etc/tablemate/pi.toml when it exists, else the clone's config/desktop.toml.
 Exit status: 0 done; 1 `log check` found damage; 2 bad input or a damaged game (the message says
 which, and the command that deals with it); 3 the store does not answer or refuses; 78 (EX_CONFIG) a
 bad profile, which the service unit does not restart on.
@@ -421,7 +421,7 @@ def parser() -> argparse.ArgumentParser:
 
 def _config_option(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--config", help="the profile (default: $TABLEMATE_CONFIG, else /etc/tablemate/pi.toml when it "
-                                      "exists, else the built-in desktop profile)")
+                                      "exists, else this clone's config/desktop.toml)")
 
 
 def main(argv: list[str] | None = None) -> int:

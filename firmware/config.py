@@ -1,12 +1,13 @@
-"""Configuration profiles: one TOML file per machine (config/pi.toml, the built-in desktop profile
-firmware/profiles/desktop.toml), validated whole at start, so a wrong key stops the program with a
-message naming the file and the key.
+"""Configuration profiles: one TOML file per machine (config/pi.toml, config/desktop.toml), validated
+whole at start, so a wrong key stops the program with a message naming the file and the key.
 
     profile = load_profile(find_profile(None))   # ProfileError if anything is wrong
 
 `find_profile` says which profile a command uses: `--config`, else $TABLEMATE_CONFIG, else
-/etc/tablemate/pi.toml when it exists (the installed table), else the built-in desktop profile (package
-data, so it is found wherever tablemate is installed).
+/etc/tablemate/pi.toml when it exists (the installed table), else the desktop profile of the clone
+this package runs from (config/desktop.toml beside firmware/, found from the package's own path, so
+from any directory). A tablemate installed without its clone has no desktop profile: the command
+then stops, naming every path it tried and how to give one.
 
 Sections and keys (defaults in brackets; every other key is an error):
 
@@ -98,10 +99,11 @@ from drivers.readers import DRIVERS as READER_DRIVERS
 PANELS = ("ssd1306", "sh1106")
 STORE_SCHEMES = ("memory", "redis", "rediss", "unix")
 SPI_DEVICES = {0: (0, 1), 1: (0, 1, 2)}
-#: the built-in desktop profile (every part mocked), shipped inside the package
-DESKTOP = Path(__file__).parent / "profiles" / "desktop.toml"
 #: where systemd/install.sh puts the table's profile on a Pi
 INSTALLED = Path("/etc/tablemate/pi.toml")
+#: the desktop profile (every part mocked) of the clone this package runs from: an editable install or
+#: a checkout has it beside firmware/; an installed wheel has none (it is the owner's file, not package data)
+DESKTOP = Path(__file__).resolve().parents[1] / "config" / "desktop.toml"
 ENVIRONMENT = "TABLEMATE_CONFIG"
 _TABLE_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
 _GAME_NAME = re.compile(r"[a-z][a-z0-9_]*")
@@ -172,16 +174,24 @@ class Profile:
     sim: SimConfig = SimConfig()
 
 
-def find_profile(given: str | Path | None = None, installed: Path = INSTALLED) -> Path:
+def find_profile(given: str | Path | None = None, installed: Path | None = None, desktop: Path | None = None) -> Path:
     """The profile a command uses: `given` (--config), else $TABLEMATE_CONFIG, else the installed
-    table's /etc/tablemate/pi.toml when it exists, else the built-in desktop profile."""
+    table's profile (`installed`, /etc/tablemate/pi.toml) when it exists, else the clone's desktop
+    profile (`desktop`, config/desktop.toml); ProfileError naming each path tried when there is none."""
+    installed = INSTALLED if installed is None else installed
+    desktop = DESKTOP if desktop is None else desktop
     if given:
         return Path(given)
     if os.environ.get(ENVIRONMENT):
         return Path(os.environ[ENVIRONMENT])
     if installed.exists():
         return installed
-    return DESKTOP
+    if desktop.exists():
+        return desktop
+    raise ProfileError(
+        f"no profile found: no --config given, ${ENVIRONMENT} is not set, there is no {installed} (the "
+        f"installed table's) and no {desktop} (the desktop profile of a clone of tablemate); give one with "
+        f"--config FILE or {ENVIRONMENT}=FILE (a clone's config/desktop.toml is a good start)")
 
 
 def load_profile(path: str | Path) -> Profile:

@@ -1,4 +1,4 @@
-"""Profile texts for tests: the built-in desktop profile with another store."""
+"""Profile texts for tests: the desktop profile with another store."""
 
 import re
 

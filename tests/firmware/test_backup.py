@@ -20,6 +20,7 @@ from firmware.tagmap import TagMap
 from firmware.web.reader import Reader
 from tests.e2e.games import bot_game
 from tests.engines.bots.taj_mahal import SYNTHETIC_BOARD
+from tests.firmware.profiles import with_store
 from tests.redis_server import RedisServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,8 +31,8 @@ TAGS = sum(len(tagfile.load(path)) for path in TAG_FILES)
 
 def make_profile(tmp_path: Path, name: str, url: str) -> Path:
     """The desktop profile on store `url`, with a board directory of its own."""
-    text = (ROOT / "config" / "desktop.toml").read_text()
-    text = text.replace('url = "memory://"', f'url = "{url}"').replace('dir = "boards"', f'dir = "{tmp_path / name}-boards"')
+    text = with_store((ROOT / "config" / "desktop.toml").read_text(), url)
+    text = text.replace('dir = "boards"', f'dir = "{tmp_path / name}-boards"')
     path = tmp_path / f"{name}.toml"
     path.write_text(text)
     return path
@@ -230,3 +231,23 @@ def test_the_nightly_backup_keeps_the_newest_of_this_table(tmp_path, memory_url)
     assert kept == sorted([old[-1].name, report.lines[0].split("/")[-1], *(p.name for p in others)])
     assert sum("removed" in line for line in report.lines) == 3
     backup.load(folder / report.lines[0].split("/")[-1])
+
+
+def test_the_desktop_profile_without_its_redis_refuses_to_back_up_or_restore_its_memory_fallback(tmp_path, capsys, memory_url):
+    """The desktop profile falls back to a running table's memory when no Redis answers; another
+    process cannot reach that memory, so backup and restore say so rather than work on nothing."""
+    from tests.redis_server import free_port
+
+    good = tmp_path / "good.backup.jsonl"
+    fill(make_profile(tmp_path, "old", memory_url))
+    assert cli(capsys, "backup", str(good), "--config", str(tmp_path / "old.toml"))[0] == 0
+    url = f"redis://127.0.0.1:{free_port()}/0"
+    text = (ROOT / "config" / "desktop.toml").read_text().replace("redis://127.0.0.1:6379/0", url)
+    desktop = tmp_path / "desktop.toml"
+    desktop.write_text(text.replace('dir = "boards"', f'dir = "{tmp_path / "desktop-boards"}"'))
+    assert load_profile(desktop).store.fallback == "memory://"
+    for command in (["backup", str(tmp_path / "new.backup.jsonl")], ["restore", str(good)]):
+        status, out, err = cli(capsys, *command, "--config", str(desktop))
+        assert status == 3 and f"no Redis answers at {url}" in err and "start redis-server" in err, err
+    assert not (tmp_path / "new.backup.jsonl").exists() and not (tmp_path / "desktop-boards").exists()
+    assert connect("memory://").keys("tablemate:desktop:*") == []

@@ -17,6 +17,7 @@ from firmware.table import Table, TableSettings
 from firmware.tagmap import TagMap
 from firmware.views import ChooserView
 from tests.engines.bots.taj_mahal import SYNTHETIC_BOARD
+from tests.firmware.profiles import with_store
 
 ROOT = Path(__file__).resolve().parents[2]
 MAHARANI = (ROOT / "engines" / "maharani" / "board.toml").read_text()
@@ -43,7 +44,7 @@ def bundled_taj(tmp_path, monkeypatch):
 
 
 def profile(tmp_path, boards: str | None) -> Path:
-    text = (ROOT / "config" / "desktop.toml").read_text().replace('url = "memory://"', f'url = "memory://boards-{tmp_path.name}"')
+    text = with_store((ROOT / "config" / "desktop.toml").read_text(), f"memory://boards-{tmp_path.name}")
     text = text.replace('dir = "boards"', f'dir = "{boards}"') if boards else text[: text.index("[boards]")]
     path = tmp_path / "profile.toml"
     path.write_text(text)

@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+import pytest
 import tomli_w
 
 from firmware.cli import main
@@ -129,21 +130,29 @@ def test_the_owners_guide_counts_agree_with_the_manifests(capsys):
 # -- one store for every command ------------------------------------------------------------------
 
 
-def test_the_profile_is_the_option_then_the_environment_then_the_installed_one_then_the_desktop(tmp_path, monkeypatch):
-    from firmware.config import DESKTOP, ENVIRONMENT, find_profile
+def test_the_profile_is_the_option_then_the_environment_then_the_installed_one_then_the_clones_desktop(tmp_path, monkeypatch):
+    from firmware.config import DESKTOP, ENVIRONMENT, ProfileError, find_profile
 
-    installed = tmp_path / "etc" / "pi.toml"
+    assert DESKTOP == ROOT.resolve() / "config" / "desktop.toml" and DESKTOP.is_file()
+    installed, desktop = tmp_path / "etc" / "pi.toml", tmp_path / "clone" / "config" / "desktop.toml"
     monkeypatch.delenv(ENVIRONMENT, raising=False)
-    assert find_profile(None, installed) == DESKTOP and DESKTOP.is_file()
+    with pytest.raises(ProfileError) as refused:
+        find_profile(None, installed, desktop)
+    assert str(installed) in str(refused.value) and str(desktop) in str(refused.value)
+    assert "--config FILE" in str(refused.value) and f"{ENVIRONMENT}=FILE" in str(refused.value)
+    assert find_profile(None, installed) == DESKTOP
+    desktop.parent.mkdir(parents=True)
+    desktop.write_text("")
+    assert find_profile(None, installed, desktop) == desktop
     installed.parent.mkdir()
     installed.write_text("")
-    assert find_profile(None, installed) == installed
+    assert find_profile(None, installed, desktop) == installed
     monkeypatch.setenv(ENVIRONMENT, str(tmp_path / "env.toml"))
-    assert find_profile(None, installed) == tmp_path / "env.toml"
-    assert find_profile("given.toml", installed) == Path("given.toml")
+    assert find_profile(None, installed, desktop) == tmp_path / "env.toml"
+    assert find_profile("given.toml", installed, desktop) == Path("given.toml")
 
 
-def test_status_outside_the_clone_uses_the_built_in_profile_and_says_the_store_is_memory(tmp_path, monkeypatch, capsys):
+def test_status_from_any_directory_uses_the_clones_desktop_profile_and_says_the_store_is_memory(tmp_path, monkeypatch, capsys):
     from firmware.config import ENVIRONMENT
 
     monkeypatch.delenv(ENVIRONMENT, raising=False)
@@ -153,6 +162,29 @@ def test_status_outside_the_clone_uses_the_built_in_profile_and_says_the_store_i
     assert main(["status"]) == 0
     out = capsys.readouterr().out
     assert "table desktop on memory://" in out and "only the running table sees them" in out
+
+
+def test_installed_without_the_clone_a_command_names_the_paths_it_tried(tmp_path):
+    """The packages alone (as a wheel installs them, no config/ beside them): even run from inside a
+    clone, the desktop profile is not taken from the current directory, and the command says which
+    paths it tried and how to give a profile (exit status 78)."""
+    import shutil
+    import subprocess
+    import sys
+
+    from firmware.config import ENVIRONMENT, INSTALLED
+
+    if INSTALLED.exists():
+        pytest.skip(f"{INSTALLED} exists on this machine: it is the profile every command takes")
+    for package in ("engines", "drivers", "firmware"):
+        shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "tablemate.py").write_text("import sys\nfrom firmware.cli import main\nsys.exit(main(sys.argv[1:]))\n")
+    env = {key: value for key, value in __import__("os").environ.items() if key != ENVIRONMENT}
+    done = subprocess.run([sys.executable, str(tmp_path / "tablemate.py"), "status"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 78, done.stderr
+    assert str(tmp_path / "config" / "desktop.toml") in done.stderr and str(INSTALLED) in done.stderr
+    assert "--config FILE" in done.stderr and "Traceback" not in done.stderr
 
 
 def _refusing_connect(connect):

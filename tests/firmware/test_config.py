@@ -77,7 +77,7 @@ def replace(old, new, text=BASE):
 
 # -- the shipped profiles -------------------------------------------------------------------------
 
-@pytest.mark.parametrize("path", sorted(CONFIG.glob("*.toml")) + [DESKTOP], ids=lambda path: path.name)
+@pytest.mark.parametrize("path", sorted(CONFIG.glob("*.toml")), ids=lambda path: path.name)
 def test_every_shipped_profile_loads(path):
     assert load_profile(path).path == path
 
@@ -86,6 +86,7 @@ def test_the_desktop_profile_has_a_mock_reader_per_seat_and_a_shared_one():
     profile = load_profile(DESKTOP)
     assert profile.store == StoreConfig("redis://127.0.0.1:6379/0", fallback="memory://")
     assert profile.sim.bind == "127.0.0.1" and profile.buttons.encoder is not None
+    assert profile.boards.dir == CONFIG.resolve() / "boards"  # the clone's config/boards, never the package
     assert profile.display.driver == "terminal"
     assert [(r.name, r.driver, r.seat) for r in profile.readers] == [
         ("seat0", "mock", 0), ("seat1", "mock", 1), ("seat2", "mock", 2), ("seat3", "mock", 3),

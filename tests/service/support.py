@@ -19,7 +19,7 @@ from typing import Any
 import tomli_w
 
 ROOT = Path(__file__).resolve().parents[2]
-DESKTOP = ROOT / "firmware" / "profiles" / "desktop.toml"
+DESKTOP = ROOT / "config" / "desktop.toml"
 UNIT = ROOT / "systemd" / "tablemate.service"
 PI = ROOT / "config" / "pi.toml"
 FAKE_SPIDEV = Path(__file__).resolve().parent / "fake_spidev"
