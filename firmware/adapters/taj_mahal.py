@@ -100,7 +100,7 @@ class TajMahalAdapter(Adapter):
             cities = self._free_labels(state, kind)
         if not cities:
             raise IllegalAction("No city left", f"no city of this province can take the {kind}")
-        city = yield Choose.of(f"{state.short_name(p)}: {kind} where?", [(c, c) for c in cities], field="city")
+        city = yield from ask(f"{state.short_name(p)}: {kind} where?", [(c, c) for c in cities], field="city")
         action = {"type": kind, "player": p, "city": city}
         if kind == "palace":
             with_board = "palace" in prompt.options

@@ -191,7 +191,7 @@ def test_a_stop_leaves_the_paused_frame_dimmed_for_the_companion_to_turn_off(tab
     loop = table.rig.app.loop
     loop.finish()
     table.close()
-    paused = Screen().render(MessageView("Paused", ("tablemate stopped", "Game kept")))
+    paused = Screen().render(MessageView("Paused", ("tablemate stopped", "Memory store: not kept")))  # a memory:// rig
     assert table.panel.on and table.panel.contrast == 8 and table.panel.matches(paused)
     with wired(table.bus):
         off_after_stop(table.rig.app.profile.display, sleep=lambda seconds: None)

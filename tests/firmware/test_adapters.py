@@ -15,3 +15,23 @@ def test_taj_mahal_without_a_board_asks_no_question_with_one_answer_and_says_oth
     assert done.value.value == {"type": "chain", "player": 0, "provinces": 0}
     question = next(adapter._chain(state, Prompt(1, ("chain",), {"provinces": (0, 1, 2)}, "")))
     assert [o.label for o in question.options] == ["0 other provinces", "1 other province", "2 other provinces"]
+
+
+def test_taj_mahal_places_a_palace_without_asking_where_when_one_city_is_free():
+    """Without a board, a province's cities are numbered; three of four hold a palace, so the palace
+    goes to the fourth: the next question is the bonus tile's, not the city's."""
+    import dataclasses
+
+    state = engines.get("taj_mahal").start(["Ana", "Ben", "Cy"])
+    taken = {f"province-3-{k}": [1, None] for k in (1, 2, 3)}
+    state = dataclasses.replace(state, province="province-3", palaces={"province-3": taken})
+    adapter = adapter_for("taj_mahal")
+    flow = adapter._placement(state, Prompt(0, ("palace",), {}, ""))
+    question = next(flow)
+    assert question.question == "A bonus tile there?" and question.field == "has_bonus"
+    with pytest.raises(StopIteration) as done:
+        flow.send(False)
+    assert done.value.value == {"type": "palace", "player": 0, "city": "province-3-4", "bonus": None}
+    two_free = dataclasses.replace(state, palaces={"province-3": dict(list(taken.items())[:2])})
+    question = next(adapter._placement(two_free, Prompt(0, ("palace",), {}, "")))
+    assert question.field == "city" and [o.label for o in question.options] == ["province-3-3", "province-3-4"]
