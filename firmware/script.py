@@ -12,15 +12,16 @@ the loop runs in its own thread; `VirtualTime` advances a fake clock and runs th
 whole game plays in moments and always the same way (demos, tests).
 
 `run_file` is `tablemate run --script`: a bug report replayed as a command in virtual time, ending
-when the script does, each refused step reported with its file and line, the final status printed.
-With `realtime` the appliance runs as a service does, the script playing at its pace, and serves on
+when the script does, each refused step reported with its file and line, the final status printed
+(the terminal display draws its frames only on a terminal: into a file or a pipe, only the status
+and the refusals are written). With `realtime` the appliance runs as a service does, the script playing at its pace, and serves on
 until it is stopped (SIGTERM, Ctrl-C), then prints the final status.
 """
 
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
 
@@ -176,6 +177,8 @@ def run_file(profile, path: str | Path, tags: dict, *, realtime: bool = False, o
     out, err = out or sys.stdout, err or sys.stderr
     steps = load(path)
     clock = None if realtime else VirtualClock()
+    if clock and profile.display.driver == "terminal" and not out.isatty():
+        profile = replace(profile, display=replace(profile.display, driver="dummy"))
     app = App.build(profile, clock=clock or time.monotonic, web=None if realtime else False, tags=tags)
     try:
         hands = RealTime(app) if realtime else VirtualTime(app, clock)

@@ -266,3 +266,39 @@ def test_the_table_starts_and_plays_with_port_8080_taken(tmp_path, capsys):
         assert any("web view: cannot serve on 127.0.0.1:8080: the port is in use" in s for s in statuses), statuses
     finally:
         holder.close()
+
+
+# -- run --script ----------------------------------------------------------------------------------
+
+
+def test_run_script_plays_in_virtual_time_names_each_refused_step_and_ends_with_the_final_status(tmp_path, memory_url, capsys):
+    """A whole recorded game with two bad inputs slipped in: it plays in moments, exits 0, names
+    each refused input by file and line, and the game still ends as recorded (a refusal changes
+    nothing); `status --json` then names the same winners the rules give."""
+    import engines
+
+    profile = tmp_path / "desktop.toml"
+    profile.write_text(with_store(DESKTOP_PROFILE.read_text(), memory_url))
+    lines = (ROOT / "firmware" / "demos" / "thurn_und_taxis.script").read_text().splitlines()
+    lines[12:12] = ["tap seat1 0badc0de   # not enrolled"]
+    assert lines[40] == "tap seat0 0400000a"
+    lines[40:40] = ["tap seat2 0400000a   # the card Ana lays next, on Cy's reader"]
+    script = tmp_path / "bug-report.script"
+    script.write_text("\n".join(lines) + "\n")
+    tags = str(ROOT / "firmware" / "demos" / "thurn_und_taxis.tags.toml")
+    assert main(["run", "--config", str(profile), "--script", str(script), "--tags", tags]) == 0
+    out, err = capsys.readouterr()
+    assert err.splitlines() == [f"{script}, line 13: refused: Unknown tag 0badc0de",
+                                f"{script}, line 41: refused: Ana's turn"], err
+
+    assert main(["status", "--json", "--config", str(profile)]) == 0
+    game = json.loads(capsys.readouterr().out)["game"]
+    game_rules = engines.get("thurn_und_taxis")
+    assert main(["log", "export", "--config", str(profile), "-o", str(tmp_path / "log.json")]) == 0
+    capsys.readouterr()
+    final = __import__("firmware.gamelog").gamelog.load(tmp_path / "log.json").replay()
+    winners = [game["players"][seat] for seat in game_rules.winners(final)]
+    assert game["over"] and game["phase"] == game_rules.phase(final) and game["winners"] == winners
+    assert [s["total"] for s in game["scores"]] == [s.total for s in game_rules.scores(final)]
+    assert out.startswith(f"{script}: played {len(lines) - 1} steps. Thurn und Taxis ({game['gid']}), {game['phase']}\n")
+    assert out.rstrip().endswith(f"Winner{'s' * (len(winners) > 1)}: {', '.join(winners)}")
