@@ -16,6 +16,7 @@ import codecs
 import dataclasses
 import logging
 import os
+import re
 import shutil
 import sys
 import termios
@@ -32,6 +33,7 @@ from .sim import catalogue
 KEYS = {"w": "withdraw", "p": "pass", "u": "undo", "n": "next", "o": "ok", "\r": "ok", "\n": "ok"}
 HELP = "w withdraw · p pass · u undo · n/→ next · o/Enter ok · m menu · ? what to tap · /name tap it · Ctrl-C quits"
 ARROWS = {"C": 1, "D": -1, "A": -1, "B": 1}  # right, left, up, down
+_SGR = re.compile(r"(\x1b\[[0-9;]*m)")
 
 
 class Screen:
@@ -109,11 +111,26 @@ class Screen:
         for number, line in enumerate(lines, start=first):
             if number > min(rows, last or rows):
                 break
-            self.out.write(f"\x1b[{number};1H{line[:columns]}\x1b[K")
+            self.out.write(f"\x1b[{number};1H{fit(line, columns)}\x1b[K")
 
     def _cursor(self) -> None:
         self.out.write(f"\x1b[{self.frame_rows + 3};{len(self._prompt()) + 1}H")
         self.out.flush()
+
+
+def fit(line: str, columns: int) -> str:
+    """`line` cut to `columns` visible characters; its reverse-video codes (the frame's inverted
+    lines) do not count, and a line that has any ends back in normal video."""
+    if "\x1b" not in line:
+        return line[:columns]
+    out, shown = [], 0
+    for part in _SGR.split(line):
+        if _SGR.fullmatch(part):
+            out.append(part)
+        else:
+            out.append(part[: max(0, columns - shown)])
+            shown += len(out[-1])
+    return "".join(out) + "\x1b[m"
 
 
 class ToScreen(logging.Handler):
@@ -128,7 +145,10 @@ class ToScreen(logging.Handler):
 
 
 class FrameStream:
-    """What the terminal display writes to: each frame it flushes is drawn at the top of the Screen."""
+    """What the terminal display writes to: each frame it flushes is drawn at the top of the Screen
+    (in reverse video where the panel is inverted: it is a terminal, though placed by the Screen)."""
+
+    ansi = True
 
     def __init__(self, screen: Screen):
         self.screen = screen

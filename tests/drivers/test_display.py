@@ -2,6 +2,7 @@
 
 import io
 import logging
+import re
 from unittest.mock import Mock, call
 
 import pytest
@@ -9,6 +10,7 @@ from PIL import Image, ImageDraw
 
 from drivers.display import DisplaySpec, open_display, render_text
 from drivers.display.fonts import FONTS, cell_size, font
+from drivers.display.terminal import _BRAILLE_BITS as BRAILLE_BITS
 
 from .support import assert_golden_image, assert_golden_text
 
@@ -100,6 +102,57 @@ def test_halfblock_draws_upper_and_lower_pixels():
     lines = render_text(pixel_frame((0, 0), (1, 1), (2, 0), (2, 1)), "halfblock").splitlines()
     assert lines[1][1:4] == "▀▄█"
     assert len(lines) == 34 and all(len(line) == 130 for line in lines)
+
+
+def inverted_frame() -> Image.Image:
+    """A title drawn inverted (a lit bar, dark text) over a line of ordinary text, as the screens do."""
+    image = Image.new("1", (128, 64))
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((0, 8, 127, 15), fill=1)
+    draw.text((1, 8), "Thurn und Taxis", font=font("small"), fill=0)
+    draw.text((1, 24), "Ana 12  Ben 7", font=font("small"), fill=1)
+    return image
+
+
+def decoded(text: str) -> tuple[Image.Image, list[list[bool]]]:
+    """The pixels a braille text shows (a reversed cell's dots are its dark pixels), and which cells
+    are reversed."""
+    image, reversed_cells = Image.new("1", (128, 64)), []
+    for top, line in enumerate(text.splitlines()[1:-1]):
+        inside, cells, column = False, [], 0
+        for part in re.split(r"(\x1b\[\d+m)", line[1:-1]):
+            if part.startswith("\x1b["):
+                inside = part == "\x1b[7m"
+                continue
+            for char in part:
+                bits = ord(char) - 0x2800
+                for (dx, dy), bit in BRAILLE_BITS.items():
+                    image.putpixel((2 * column + dx, 4 * top + dy), bool(bits & bit) != inside)
+                cells.append(inside)
+                column += 1
+        reversed_cells.append(cells)
+    return image, reversed_cells
+
+
+def test_on_a_terminal_braille_draws_an_inverted_line_in_reverse_video_pixel_for_pixel():
+    frame = inverted_frame()
+    plain = render_text(frame, "braille")
+    assert "\x1b" not in plain  # into a file or a pipe: no escape codes
+    text = render_text(frame, "braille", reverse=True)
+    image, reversed_cells = decoded(text)
+    assert image.tobytes() == frame.tobytes()  # every pixel where it was
+    assert all(reversed_cells[2]) and all(reversed_cells[3])  # the bar: rows 8-15
+    assert not any(any(row) for number, row in enumerate(reversed_cells) if number not in (2, 3))
+    bar = "".join(re.sub(r"\x1b\[\d+m", "", line)[1:-1] for line in text.splitlines()[3:5])
+    dots = sum(bin(ord(char) - 0x2800).count("1") for char in bar)
+    assert len(bar) == 128 and dots < 8 * 128 / 3  # the bar's dark text is drawn as dots, not the lit bar
+
+
+def test_the_terminal_display_uses_reverse_video_on_a_terminal_only():
+    for stream, reverse in ((io.StringIO(), False), (TtyStream(), True)):
+        display = open_display(DisplaySpec(driver="terminal"), stream=stream)
+        display.show(inverted_frame())
+        assert ("\x1b[7m" in stream.getvalue()) == reverse
 
 
 class TtyStream(io.StringIO):

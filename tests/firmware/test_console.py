@@ -126,6 +126,14 @@ def test_fifty_inputs_leave_the_frame_at_the_top_and_messages_on_their_line(tmp_
 
     try:
         wait_for(lambda shown: shown[0].startswith("┌") and shown[19].startswith(HELP[:40]))
+
+        def reversed_cells(row: int) -> str:
+            with lock:
+                return "".join("#" if screen.buffer[row][x].reverse else "." for x in range(66))
+
+        # the game chooser: its inverted title line is drawn in reverse video, the options below are not
+        wait_for(lambda shown: reversed_cells(1) == reversed_cells(2) == "." + "#" * 64 + ".")
+        assert reversed_cells(16) == "." * 66
         inputs = 0
         for keys, message in [("n", "pressed next")] * 3 + [("o", "pressed ok")] * 3:  # Thurn und Taxis, 4, hints on
             send(keys, message)
