@@ -57,6 +57,18 @@ def _store(args: argparse.Namespace):
     return profile, store, Journal(client, profile.table.id), TagMap(client, profile.table.id)
 
 
+def _kept_store(args: argparse.Namespace):
+    """`_store` for a command that must reach the table's own store (log check/repair, backup,
+    restore): when the profile's Redis does not answer, its fallback (a running table's memory)
+    cannot be reached from another process, so the command is refused rather than run on nothing."""
+    profile, store, journal, tags = _store(args)
+    if store.note:
+        raise redis.ConnectionError(f"no Redis answers at {profile.store.url} ({profile.path} [store] url); "
+                                    "a table on the in-memory fallback keeps nothing another command can reach: "
+                                    "start redis-server, then play, check, back up and restore there")
+    return profile, store, journal, tags
+
+
 # -- the appliance ---------------------------------------------------------------------------------
 
 
@@ -154,7 +166,7 @@ def _log_export(args: argparse.Namespace) -> int:
 
 
 def _log_check(args: argparse.Namespace) -> int:
-    _, journal, _ = _store(args)
+    _, _, journal, _ = _kept_store(args)
     current = journal.current()
     gids = [args.gid] if args.gid else journal.games() + [current] * (current is not None and current not in journal.games())
     if not gids:
@@ -166,7 +178,7 @@ def _log_check(args: argparse.Namespace) -> int:
 
 
 def _log_repair(args: argparse.Namespace) -> int:
-    _, journal, _ = _store(args)
+    _, _, journal, _ = _kept_store(args)
     print("\n".join(repair(journal, args.gid, _entry_number(args.truncate_at), Path(args.backup_dir))))
     return 0
 
@@ -246,27 +258,15 @@ def _report(report: backup.Report) -> int:
     return 1 if report.problems else 0
 
 
-def _kept_profile(args: argparse.Namespace):
-    """The profile of a command that must reach the table's own store (backup, restore): when the
-    profile's Redis does not answer, its fallback (a running table's memory) cannot be reached from
-    another process, so the command is refused rather than backing up or restoring into nothing."""
-    profile = _profile(args)
-    if choose(profile.store.url, profile.store.fallback).note:
-        raise redis.ConnectionError(f"no Redis answers at {profile.store.url} ({profile.path} [store] url); "
-                                    "a table on the in-memory fallback keeps nothing another command can reach: "
-                                    "start redis-server, then play, back up and restore there")
-    return profile
-
-
 def _backup(args: argparse.Namespace) -> int:
-    profile = _kept_profile(args)
+    profile = _kept_store(args)[0]
     if args.into:
         return _report(backup.take_nightly(profile, args.into, args.keep))
     return _report(backup.take(profile, args.file))
 
 
 def _restore(args: argparse.Namespace) -> int:
-    return _report(backup.restore(_kept_profile(args), args.file))
+    return _report(backup.restore(_kept_store(args)[0], args.file))
 
 
 # -- the tag map -----------------------------------------------------------------------------------
@@ -364,11 +364,11 @@ def parser() -> argparse.ArgumentParser:
     export.add_argument("--output", "-o", help="write to this file instead of standard output")
     export.set_defaults(run=_log_export)
     log_check = log.add_parser("check", help="list every damaged entry of a game (default: every game of the table)")
-    log_check.add_argument("--config", default=DEFAULT_CONFIG)
+    _config_option(log_check)
     log_check.add_argument("gid", nargs="?")
     log_check.set_defaults(run=_log_check)
     mend = log.add_parser("repair", help="cut a damaged game back to before an entry, after keeping a backup")
-    mend.add_argument("--config", default=DEFAULT_CONFIG)
+    _config_option(mend)
     mend.add_argument("gid")
     mend.add_argument("--truncate-at", required=True, metavar="ENTRY", help="the first entry to remove (as `log check` says)")
     mend.add_argument("--backup-dir", default=".", help="where the JSON backup file goes (default: this directory)")

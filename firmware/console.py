@@ -321,8 +321,9 @@ def keys(fd: int):
             pending = pending[size:]
 
 
-def run(profile, tag_files: list[dict], stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
-    """The table on this terminal until Ctrl-C / SIGTERM; the terminal's mode is restored on exit."""
+def run(profile, tags: dict, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    """The table on this terminal until Ctrl-C / SIGTERM (`tags` enrolled once the store answers);
+    the terminal's mode is restored on exit."""
     from .app import App
 
     stdin, stdout = stdin or sys.stdin, stdout or sys.stdout
@@ -333,11 +334,9 @@ def run(profile, tag_files: list[dict], stdin: TextIO | None = None, stdout: Tex
     screen = Screen(stdout)
     profile = dataclasses.replace(profile, display=DisplaySpec(driver="terminal", terminal_style=style,
                                                                on_stop=profile.display.on_stop))
-    app = App.build(profile, stream=FrameStream(screen))
+    app = App.build(profile, stream=FrameStream(screen), tags=tags)
     logs = ToScreen(screen)  # a warning printed on stderr would scroll the screen: it goes to the message line
     logging.getLogger().addHandler(logs)
-    for entries in tag_files:
-        app.loop.table.tags.set_many(entries)
     console = Console(app, script.RealTime(app), screen)
     fd = stdin.fileno()
     saved = termios.tcgetattr(fd)

@@ -21,7 +21,7 @@ from .boards import Boards
 from .config import HintsConfig
 from .enrolment import Progress, guided
 from .flows import ANY_TAG, BACK, Choose, Flow, Replace, Running, Tap
-from .journal import STORE_ERRORS, CorruptJournal, Journal, NoSuchGame, Refused, Trouble, trouble
+from .journal import STORE_ERRORS, CorruptJournal, Journal, LeaseHeld, NoSuchGame, Refused, Trouble, trouble
 from .journal.health import problems as store_problems
 from .journal.refusal import UNREACHABLE
 from .session import Session
@@ -116,13 +116,14 @@ class Table:
                 log.warning("tag map: %s", problem)
             session = Session.recover(self.journal)
         except (Refused, *STORE_ERRORS) as error:
-            self.waiting = trouble(error)
-            self._retry_at = self.clock() + BOOT_RETRY_S
+            self._wait(error)
             return
         except (CorruptJournal, NoSuchGame) as error:
             self.waiting = None
             self._halt(error)
             return
+        if self.waiting:
+            log.warning("%s no more: the table starts", self.waiting.detail)
         self.waiting = None
         self._check_store()
         if session is None:
@@ -131,6 +132,17 @@ class Table:
             self._use(session)
             session.mend()
             self._follow_up()
+
+    def _wait(self, error: Exception) -> None:
+        """The store cannot be written yet: say why once (a second table on the same id is told how
+        to part them), show it, and try again in BOOT_RETRY_S."""
+        waiting = trouble(error)
+        if waiting != self.waiting:
+            hint = ("; this table writes nothing until that one stops: stop it, or give this table an id of its own "
+                    "([table] id in its profile)") if isinstance(error, LeaseHeld) else "; trying again"
+            log.warning("cannot start yet: %s%s", waiting.detail, hint)
+        self.waiting = waiting
+        self._retry_at = self.clock() + BOOT_RETRY_S
 
     def _halt(self, error: CorruptJournal | NoSuchGame) -> None:
         """The stored game cannot be replayed: say why and which command repairs it; retry later."""

@@ -67,7 +67,7 @@ game with neither is NoSuchGame. A starting table resumes `current`, or the newe
 
 from .core import CHECK_S, Journal, new_gid
 from .records import CorruptJournal, GameRecord, NoSuchGame
-from .refusal import OUTAGE, STORE_ERRORS, Refused, Trouble, trouble
+from .refusal import OUTAGE, STORE_ERRORS, LeaseHeld, Refused, Trouble, trouble
 
-__all__ = ["CHECK_S", "Journal", "new_gid", "CorruptJournal", "GameRecord", "NoSuchGame", "OUTAGE", "STORE_ERRORS",
-           "Refused", "Trouble", "trouble"]
+__all__ = ["CHECK_S", "Journal", "new_gid", "CorruptJournal", "GameRecord", "LeaseHeld", "NoSuchGame", "OUTAGE",
+           "STORE_ERRORS", "Refused", "Trouble", "trouble"]

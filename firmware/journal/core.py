@@ -24,7 +24,7 @@ from .records import (
     parse_state,
     scan,
 )
-from .refusal import STORE_ERRORS, Refused, Trouble, is_wrong_type, trouble
+from .refusal import STORE_ERRORS, LeaseHeld, Refused, Trouble, is_wrong_type, trouble
 
 log = logging.getLogger(__name__)
 
@@ -196,8 +196,8 @@ class Journal:
 
     def _may_write(self, value: str | None) -> None:
         if not lease.takeable(value, self.me):
-            raise Refused(Trouble(f"Another table writes as {self.table}",
-                                  f"another table writes as {self.table}: {lease.describe(value)} holds its writer lease"))
+            raise LeaseHeld(Trouble(f"Another table writes as {self.table}",
+                                    f"another table writes as {self.table}: {lease.describe(value)} holds its writer lease"))
 
     # -- writes ----------------------------------------------------------------------------------
 

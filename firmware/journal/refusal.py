@@ -62,6 +62,10 @@ class Refused(Exception):
         self.trouble = trouble
 
 
+class LeaseHeld(Refused):
+    """Another live process holds the table's writer lease: this one may not write the table."""
+
+
 def code(error: Exception) -> str | None:
     """The Redis error code of `error` (OOM, READONLY, ...), None when it has none."""
     status = getattr(error, "status_code", None)

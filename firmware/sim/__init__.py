@@ -8,7 +8,7 @@ readers and gpiozero MockFactory pins the tests and scripts use (firmware.sim.co
 takes inputs, so it is served on loopback unless the profile's [sim] bind says otherwise, and never
 for a profile with real readers or buttons (a Pi's): there, `tablemate web` is the read-only view.
 
-Entry point: `run(profile, tag_files)`; `create_sim_app(app, store_url)` is the ASGI app (tests).
+Entry point: `run(profile, tags)`; `create_sim_app(app, store_url)` is the ASGI app (tests).
 """
 
 import dataclasses
@@ -22,6 +22,7 @@ from drivers.display import DisplaySpec
 
 from ..app import App
 from ..config import Profile, ProfileError, WebConfig
+from ..tagmap import TagEntry
 from ..web.server import Background
 from .page import create_sim_app
 
@@ -62,13 +63,12 @@ def serve(app: App, port: int | None = None) -> Background:
         return server(0).start()
 
 
-def run(profile: Profile, tag_files: list[dict], *, port: int | None = None, browser: bool = True,
+def run(profile: Profile, tags: dict[str, TagEntry], *, port: int | None = None, browser: bool = True,
         out: TextIO | None = None) -> int:
-    """Play the table from a browser page until Ctrl-C / SIGTERM; 0 on a clean stop."""
+    """Play the table from a browser page until Ctrl-C / SIGTERM (`tags` enrolled once the store
+    answers); 0 on a clean stop."""
     out = out or sys.stdout
-    app = App.build(simulated(profile), web=False)
-    for entries in tag_files:
-        app.loop.table.tags.set_many(entries)
+    app = App.build(simulated(profile), web=False, tags=tags)
     try:
         page = serve(app, port)
     except RuntimeError as error:

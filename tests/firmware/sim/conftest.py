@@ -30,10 +30,8 @@ def demo_tags(game: str) -> dict:
 
 
 class RunningSim:
-    def __init__(self, url: str, tags: list[dict]):
-        self.app = App.build(simulated(sim_profile(url)), web=False)
-        for entries in tags:
-            self.app.loop.table.tags.set_many(entries)
+    def __init__(self, url: str, tags: dict):
+        self.app = App.build(simulated(sim_profile(url)), web=False, tags=tags)
         self.page = serve(self.app, port=0)
         self.app.readers.start()
         self.thread = threading.Thread(target=self.app.loop.run, name="test-loop", daemon=True)
@@ -52,6 +50,6 @@ class RunningSim:
 
 @pytest.fixture
 def sim(memory_url):
-    running = RunningSim(memory_url, [demo_tags(game) for game in ("thurn_und_taxis", "taj_mahal")])
+    running = RunningSim(memory_url, {**demo_tags("thurn_und_taxis"), **demo_tags("taj_mahal")})
     yield running
     running.close()

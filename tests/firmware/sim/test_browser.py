@@ -108,7 +108,7 @@ def test_the_first_round_played_by_clicks_shows_the_table_s_frame_and_scores(bro
     rig = Rig(memory_url + "-rig")
     rig.table.tags.set_many(tags)
     steps = first_round(game, rig)
-    sim = RunningSim(memory_url, [tags])
+    sim = RunningSim(memory_url, tags)
     try:
         browser.get(sim.url + "/")
         wait_until(browser, lambda: browser.find_elements("css selector", ".component"), "the components are listed")

@@ -76,3 +76,50 @@ def test_the_pi_profile_serves_no_input_endpoint(capsys):
         assert httpx.get(view.url + "/sim/state").status_code == 404
     finally:
         view.stop()
+
+
+def test_a_second_make_run_on_the_same_redis_says_another_table_writes_and_starts_once_it_stops(tmp_path, redis_server):
+    """`make run` twice on one local redis-server: the second table writes nothing while the first
+    holds the table's writer lease, and says so in its terminal with what to do; it starts once the
+    first has stopped."""
+    import os
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    from firmware.journal.lease import TTL_S, Holder
+    from firmware.store import connect
+    from tests.redis_server import free_port
+
+    first = Holder("other-laptop", "5d1e", 4321, "99")
+    client = connect(redis_server.url)
+    client.set("tablemate:desktop:writer", first.text, px=int(TTL_S * 1000))
+    profile = tmp_path / "desktop.toml"
+    text = (ROOT_CONFIG / "desktop.toml").read_text().replace("redis://127.0.0.1:6379/0", redis_server.url)
+    profile.write_text(text.replace('dir = "boards"', f'dir = "{tmp_path / "boards"}"'))
+    second = subprocess.Popen([sys.executable, "-m", "firmware.cli", "sim", "--no-browser", "--port", str(free_port())],
+                              env={**os.environ, "TABLEMATE_CONFIG": str(profile)}, cwd=tmp_path,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    lines: list[str] = []
+    threading.Thread(target=lambda: lines.extend(second.stderr), daemon=True).start()
+
+    def said(text: str) -> bool:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            if any(text in line for line in lines):
+                return True
+            time.sleep(0.05)
+        return False
+
+    try:
+        told = ("cannot start yet: another table writes as desktop: other-laptop (pid 4321) holds its writer lease; "
+                "this table writes nothing until that one stops: stop it, or give this table an id of its own")
+        assert said(told), lines
+        assert client.get("tablemate:desktop:writer") == first.text and client.keys("tablemate:desktop:game:*") == []
+        client.delete("tablemate:desktop:writer")  # the first one stops
+        assert said("no more: the table starts"), lines
+        assert client.get("tablemate:desktop:writer") not in (None, first.text)
+    finally:
+        second.terminate()
+        assert second.wait(timeout=20) == 0, lines
