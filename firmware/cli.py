@@ -72,11 +72,15 @@ def _kept_store(args: argparse.Namespace):
 # -- the appliance ---------------------------------------------------------------------------------
 
 
+def _tag_files(args: argparse.Namespace) -> dict:
+    """The entries of every --tags file, each checked whole, to enrol once the store answers."""
+    return {uid: entry for path in args.tags for uid, entry in tagfile.load(path).items()}
+
+
 def _run(args: argparse.Namespace) -> int:
     from .app import App
 
-    profile = _profile(args)
-    tags = {uid: entry for path in args.tags for uid, entry in tagfile.load(path).items()}
+    profile, tags = _profile(args), _tag_files(args)
     if args.script:
         return script.run_file(profile, args.script, tags, realtime=args.realtime)
     if args.keyboard:
@@ -89,8 +93,7 @@ def _run(args: argparse.Namespace) -> int:
 def _sim(args: argparse.Namespace) -> int:
     from .sim import run
 
-    tags = {uid: entry for path in args.tags for uid, entry in tagfile.load(path).items()}
-    return run(_profile(args), tags, port=args.port, browser=not args.no_browser)
+    return run(_profile(args), _tag_files(args), port=args.port, browser=not args.no_browser)
 
 
 def _demo(args: argparse.Namespace) -> int:

@@ -210,7 +210,9 @@ def test_a_corrupt_entry_halts_the_table_until_the_command_it_names_repairs_the_
     kept = journal.load(gid)
     assert rig.table.session.entries == 4 and list(rig.table.session.actions) == kept.actions
     rig.press("undo")  # play goes on from there: the next input is entry 5
-    assert rig.table.view() == FlashView(("Undone",)) and journal.load(gid).entries == kept.entries + [("undo", None)]
+    undone = rig.table.view()
+    assert isinstance(undone, FlashView) and undone.lines[0] == "Undone:"  # and what it undid
+    assert journal.load(gid).entries == kept.entries + [("undo", None)]
     rig.close()
 
 

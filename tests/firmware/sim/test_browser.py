@@ -73,7 +73,16 @@ def click(browser, selector: str) -> None:
     browser.find_element("css selector", selector).click()
 
 
-def act(browser, step: script.Step, rig: Rig, previous: script.Step | None) -> int:
+class Controls:
+    """The page's buttons and encoder, found once: they stay for the page's life (the readers and
+    components are drawn again as the table changes, so they are looked up at each use)."""
+
+    def __init__(self, browser):
+        self.buttons = {b.get_attribute("data-role"): b for b in browser.find_elements("css selector", ".button")}
+        self.turn_on = browser.find_element("css selector", '.turn[data-turn="1"]')
+
+
+def act(browser, controls: Controls, step: script.Step, rig: Rig, previous: script.Step | None) -> int:
     """Make `step` with the mouse; returns how many inputs the page sends for it."""
     if step.verb == "tap":
         reader, uid = step.args
@@ -84,14 +93,13 @@ def act(browser, step: script.Step, rig: Rig, previous: script.Step | None) -> i
         return 1
     role = step.args[0]
     if step.verb == "hold":
-        button = browser.find_element("css selector", f'.button[data-role="{role}"]')
-        ActionChains(browser).click_and_hold(button).pause(int(step.args[1]) / 1000).release().perform()
+        ActionChains(browser).click_and_hold(controls.buttons[role]).pause(int(step.args[1]) / 1000).release().perform()
         return 2
     chooser = rig.table.running is not None and isinstance(rig.table.running.request, Choose)
     if role == "next" and chooser and previous == step:
-        click(browser, '.turn[data-turn="1"]')  # a run of next presses: the encoder turns on instead
+        controls.turn_on.click()  # a run of next presses: the encoder turns on instead
         return 1
-    click(browser, f'.button[data-role="{role}"]')
+    controls.buttons[role].click()
     return 2  # down and up
 
 
@@ -115,10 +123,10 @@ def test_the_first_round_played_by_clicks_shows_the_table_s_frame_and_scores(bro
         oled = browser.find_element("id", "oled")
         assert oled.value_of_css_property("image-rendering") == "pixelated"
         assert browser.execute_script("return [arguments[0].naturalWidth, arguments[0].clientWidth]", oled) == [128, 512]
-        sent, previous = 0, None
+        sent, previous, controls = 0, None, Controls(browser)
         for number, step in enumerate(steps, start=1):
             where = f"{game}, input {number} ({step.verb} {' '.join(step.args)})"
-            sent += act(browser, step, rig, previous)
+            sent += act(browser, controls, step, rig, previous)
             rig.hands.do(step)
             previous = step
             session = rig.table.session
