@@ -40,13 +40,15 @@ log = logging.getLogger(__name__)
 PANELS = ("ssd1306", "sh1106")
 
 
-def table_settings(profile: Profile) -> TableSettings:
+def table_settings(profile: Profile, store: Choice) -> TableSettings:
+    """What the table needs of the profile; `store` is the store chosen (the memory fallback, whose
+    set-up is not Redis's to check, or the profile's url)."""
     return TableSettings(
         players=list(profile.table.players),
         game=profile.table.game,
         hints=profile.hints,
         boards=Boards(profile.boards.dir),
-        store_url=None if profile.store.url.startswith("memory://") else profile.store.url,
+        store_url=store.url if store.durable else None,
         require_aof=profile.store.require_aof,
     )
 
@@ -85,7 +87,7 @@ class App:
         store = choose(profile.store.url, profile.store.fallback)
         client = connect(store.url)
         journal = Journal(client, profile.table.id)
-        table = Table(journal, TagMap(client, profile.table.id), table_settings(profile), clock, imports=tags)
+        table = Table(journal, TagMap(client, profile.table.id), table_settings(profile, store), clock, imports=tags)
         display = DisplayThread(open_display(profile.display, stream=stream, clock=clock),
                                 care=care_for(profile.display, clock), clock=clock)
         display.start()

@@ -14,6 +14,7 @@ from drivers.readers import ReaderStatus
 from firmware.app import App
 from firmware.config import StoreConfig, WebConfig, load_profile
 from firmware.screens import Screen
+from firmware.views import MessageView
 from firmware.sdnotify import Notifier
 from tests.drivers.fake_rc522 import FakeBus, FakeCard
 from tests.drivers.support import FakeClock
@@ -116,3 +117,28 @@ def test_the_watchdog_is_not_pinged_while_the_readers_thread_is_dead(pi_app):
     app.readers._thread.join(10)
     app.loop._ping()
     assert notifier.pings == 1 and app.loop.unwell() == {"readers"}
+
+
+def test_the_desktop_without_redis_plays_in_memory_and_says_so_without_checking_a_redis_set_up(tmp_path, caplog):
+    """config/desktop.toml with no redis-server answering: the table plays on its memory fallback,
+    STATUS= and the last frame say so, and the boot check of Redis's set-up (not Redis's here) is
+    not made."""
+    from tests.redis_server import free_port
+
+    url = f"redis://127.0.0.1:{free_port()}/0"
+    text = (CONFIG / "desktop.toml").read_text().replace("redis://127.0.0.1:6379/0", url)
+    (tmp_path / "desktop.toml").write_text(text.replace("[web]\nenabled = true", "[web]\nenabled = false"))
+    profile = load_profile(tmp_path / "desktop.toml")
+    assert profile.store == StoreConfig(url, fallback="memory://")
+    notifier = Recorder()
+    app = App.build(dataclasses.replace(profile, display=dataclasses.replace(profile.display, driver="dummy")), notifier=notifier)
+    try:
+        assert app.store.url == "memory://" and not app.store.durable
+        app.loop.start()
+        assert app.loop.table.session is None and not app.loop.table.waiting  # choosing a game
+        assert notifier.statuses[-1] == f"Choosing a game; store: in memory, no Redis at {url}"
+        assert not [r for r in caplog.records if "Redis set-up" in r.getMessage() or "not checked" in r.getMessage()]
+        app.loop.finish()
+        assert app.display.image == Screen().render(MessageView("Paused", ("tablemate stopped", "Memory store: not kept")))
+    finally:
+        app.close()
