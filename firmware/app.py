@@ -7,7 +7,9 @@ the readers, the buttons and the web view, and returns the exit code. While it s
 is on: when systemd's watchdog kills a stuck loop (SIGABRT), every thread's stack goes to stderr,
 i.e. to the system journal, and says where the loop was stuck. The display is driven by its own
 thread (drivers/display/sender.py); it and the readers' thread are watched the same way: while one
-of them is dead or stuck, the loop stops pinging the watchdog.
+of them is dead or stuck, the loop stops pinging the watchdog. With `[club]`, the uplink copies the
+table's games to the club from a thread of its own (firmware.club); its troubles are shown like a
+reader's, and play goes on.
 
 Hardware never stops the start: a reader or a display that is missing, not permitted or silent is
 logged, shown, and retried while the table runs (a wrong profile is another matter: exit status 78).
@@ -28,7 +30,7 @@ from drivers.readers import ReaderGroup, open_readers
 from .boards import Boards
 from .config import Profile
 from .journal import Journal
-from .loop import Loop
+from .loop import Loop, PartStatus
 from .sdnotify import Notifier
 from .store import connect
 from .table import Table, TableSettings
@@ -70,6 +72,7 @@ class App:
     readers: ReaderGroup
     buttons: ButtonPanel
     web: Any = None
+    uplink: Any = None
 
     @classmethod
     def build(cls, profile: Profile, *, clock: Callable[[], float] = time.monotonic,
@@ -96,6 +99,11 @@ class App:
             from .web import Background
 
             app.web = Background(profile.store.url, profile.table.id, profile.web.bind, profile.web.port)
+        if profile.club is not None:
+            from .club import Uplink
+
+            app.uplink = Uplink(profile.store.url, profile.table.id, profile.club,
+                                report=lambda trouble: loop.post(PartStatus("club", trouble)))
         return app
 
     def run(self) -> int:
@@ -107,6 +115,8 @@ class App:
         try:
             if self.web is not None:
                 self.web.start()
+            if self.uplink is not None:
+                self.uplink.start()
             self.readers.start()
             self.loop.run()
             return 0
@@ -123,4 +133,6 @@ class App:
         self.buttons.close()
         if self.web is not None:
             self.web.stop()
+        if self.uplink is not None:
+            self.uplink.stop()
         self.display.close(blank=self.profile.display.on_stop == "blank")
