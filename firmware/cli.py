@@ -8,6 +8,7 @@
     tablemate log repair GID --truncate-at ENTRY                  cut a damaged game back, keeping a backup
     tablemate replay FILE [--json]                                the scores of a game log file
     tablemate tags list | export FILE | import FILE | forget UID  the enrolled tag map
+    tablemate players add NAME | list | rename NAME NEW | forget NAME   player cards
     tablemate manifest GAME [--json]                              a game's components: what to tag and enrol
     tablemate board check GAME FILE | install GAME FILE | list    the owner's board files
     tablemate backup FILE | --into DIR [--keep N]                 the games, tags, boards and profile in one file
@@ -31,6 +32,7 @@ import engines
 
 from . import backup, demo, gamelog, script, tagfile
 from .boards import BoardFileError, Boards
+from .club.players import MAX_NAME, BadPlayer, Players
 from .config import ProfileError, load_profile
 from .enrolment import Summary
 from .journal import STORE_ERRORS, CorruptJournal, Journal, NoSuchGame, Refused, trouble
@@ -285,6 +287,46 @@ def _tags_forget(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- player cards ----------------------------------------------------------------------------------
+
+
+def _players(args: argparse.Namespace) -> Players:
+    profile, _, tags = _store(args)
+    tags.load()
+    return Players(tags, profile.table.id)
+
+
+def _players_add(args: argparse.Namespace) -> int:
+    _players(args).add(args.name)
+    print(f"{args.name} waits for a card: the table's screen asks for it; tap it on any reader")
+    return 0
+
+
+def _players_list(args: argparse.Namespace) -> int:
+    players = _players(args)
+    for uid, entry in players.cards():
+        print(f"{entry.label:{MAX_NAME}}  card {uid}  id {entry.descriptor['id']}")
+    for name in players.pending():
+        print(f"{name:{MAX_NAME}}  waits for a card to be tapped at the table")
+    return 0
+
+
+def _players_rename(args: argparse.Namespace) -> int:
+    _players(args).rename(args.name, args.new)
+    print(f"{args.name} is now {args.new} (the same player: games already played keep the name they had)")
+    return 0
+
+
+def _players_forget(args: argparse.Namespace) -> int:
+    players = _players(args)
+    if args.name in players.pending():
+        players.cancel(args.name)
+        print(f"{args.name} no longer waits for a card")
+    else:
+        print(f"card {players.forget(args.name)} of {args.name} forgotten (their games stay as they were)")
+    return 0
+
+
 def _doctor(args: argparse.Namespace) -> int:
     from .doctor import run_checks
 
@@ -360,6 +402,18 @@ def parser() -> argparse.ArgumentParser:
         if argument:
             sub.add_argument(argument)
         sub.set_defaults(run=handler)
+    players = commands.add_parser("players", help="player cards").add_subparsers(dest="players_command", required=True)
+    for name, handler, arguments, help in (
+        ("add", _players_add, ("name",), "give a player a card: the table then asks for it to be tapped"),
+        ("list", _players_list, (), "every player card, and the names waiting for theirs"),
+        ("rename", _players_rename, ("name", "new"), "rename a player (the same card, the same record)"),
+        ("forget", _players_forget, ("name",), "forget a player's card"),
+    ):
+        sub = players.add_parser(name, help=help)
+        sub.add_argument("--config", default=DEFAULT_CONFIG)
+        for argument in arguments:
+            sub.add_argument(argument)
+        sub.set_defaults(run=handler)
     manifest = command("manifest", _manifest, "a game's components: kinds, counts, what enrolment asks", profile=False)
     manifest.add_argument("game", choices=engines.names())
     manifest.add_argument("--json", action="store_true", help="print it as JSON")
@@ -402,7 +456,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tablemate: {error}\ntablemate: see {error.repair}", file=sys.stderr)
         return 2
     except (gamelog.BadLog, engines.IllegalAction, script.BadScript, tagfile.BadTagFile, NoSuchGame, RepairRefused, BoardFileError,
-            backup.BadBackup, backup.RestoreFailed) as error:
+            backup.BadBackup, backup.RestoreFailed, BadPlayer) as error:
         print(f"tablemate: {error}", file=sys.stderr)
         return 2
     except (Refused, *STORE_ERRORS) as error:

@@ -201,9 +201,11 @@ class Journal:
 
     # -- writes ----------------------------------------------------------------------------------
 
-    def begin_game(self, gid: str, game: str, players: list[str], options: dict, hints: bool = True) -> None:
+    def begin_game(self, gid: str, game: str, players: list[str], options: dict, hints: bool = True,
+                   cards: list[str | None] | None = None) -> None:
+        """A new game; `cards`: per seat, the player card that claimed it (firmware.club.players)."""
         created = self.clock()
-        head = head_fields(game, players, options, created, hints)
+        head = head_fields(game, players, options, created, hints, cards)
         identity = parse_identity(gid, head, "header")
         self._active = self._mirrors[gid] = Mirror(gid, identity, head, {"status": "playing", "scores": ""})
         self._queue_op(Op(self._active, "begin"))
@@ -211,7 +213,7 @@ class Journal:
     def adopt(self, record: GameRecord) -> None:
         """Make game `record` (as load() read it) the one this journal writes: the table recovered it."""
         identity = record.identity()
-        head = head_fields(record.game, record.players, record.options, record.created, record.hints)
+        head = head_fields(record.game, record.players, record.options, record.created, record.hints, record.cards)
         state = {"status": record.status, "scores": json.dumps(record.scores) if record.scores is not None else "", **record.notes}
         mirror = Mirror(record.gid, identity, head, state, list(record.raw), len(record.raw), True, record.head is not None)
         if record.head is not None:
