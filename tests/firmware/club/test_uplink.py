@@ -40,7 +40,7 @@ def test_every_entry_and_header_goes_once_in_order_and_a_second_pass_copies_noth
     source.begin_game("g1", "thurn_und_taxis", ["Ana", "Ben"], {})
     play(source, "g1", 1, 12)
     uplink = Uplink(urls[0], "t1", ClubConfig(urls[1], "t1"))
-    assert uplink.sync() == 12
+    assert uplink.sync() == 13  # the header's entry 0-1 and 12 entries
     assert uplink.sync() == 0
     dest = club_of(urls[1])
     same(source, dest, "g1")
@@ -49,7 +49,7 @@ def test_every_entry_and_header_goes_once_in_order_and_a_second_pass_copies_noth
     source.set_status("g1", "over", [{"player": "Ana", "total": 3}])
     source.begin_game("g2", "mongols", ["Cy", "Dee"], {})
     play(source, "g2", 1, 2)
-    assert uplink.sync({"g1", "g2"}) == 5
+    assert uplink.sync({"g1", "g2"}) == 6  # 3 entries of g1, the header and 2 entries of g2
     same(source, dest, "g1")
     same(source, dest, "g2")
     assert dest.current() == "g2" and dest.games() == ["g1", "g2"]
