@@ -38,7 +38,7 @@ from .enrolment import Summary
 from .journal import STORE_ERRORS, CorruptJournal, Journal, NoSuchGame, Refused, trouble
 from .journal.check import RepairRefused, examine, repair
 from .session import Session
-from .store import connect
+from .store import KeyClash, connect, migrate_keys
 from .tagmap import TagMap
 
 EX_CONFIG = 78
@@ -60,6 +60,7 @@ def _store(args: argparse.Namespace):
     """The profile's Redis client, journal and tag map."""
     profile = load_profile(args.config)
     client = connect(profile.store.url)
+    migrate_keys(client, profile.table.id)
     return profile, Journal(client, profile.table.id), TagMap(client, profile.table.id)
 
 
@@ -456,7 +457,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tablemate: {error}\ntablemate: see {error.repair}", file=sys.stderr)
         return 2
     except (gamelog.BadLog, engines.IllegalAction, script.BadScript, tagfile.BadTagFile, NoSuchGame, RepairRefused, BoardFileError,
-            backup.BadBackup, backup.RestoreFailed, BadPlayer) as error:
+            backup.BadBackup, backup.RestoreFailed, BadPlayer, KeyClash) as error:
         print(f"tablemate: {error}", file=sys.stderr)
         return 2
     except (Refused, *STORE_ERRORS) as error:

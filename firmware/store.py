@@ -6,9 +6,9 @@ A cluster URL names one or more of its nodes, `redis+cluster://[user:password@]h
 the client learns the others from them (redis-py's RedisCluster). A cluster has only database 0, so
 the URL has no path.
 
-Every key of a table is `tablemate:{table}:...`, named by `table_key` alone, so that moving a table's
-keys under one Redis Cluster hash tag is a change in one place; multi-key transactions only ever
-touch keys of one table.
+Every key of a table is `tablemate:{<table>}:...`, named by `table_key` alone: the braces are a Redis
+Cluster hash tag, so a table's keys share one hash slot and the journal's multi-key transactions work
+on a cluster too. `migrate_keys` moves the keys a store held before under their new names, once.
 
 Short socket timeouts keep the table responsive when the server is gone: the journal then keeps the
 actions in memory and writes them when the server answers again.
@@ -30,8 +30,38 @@ _lock = threading.Lock()
 
 
 def table_key(table: str, *parts: str) -> str:
-    """The Redis key `tablemate:{table}:{part}:{part}...` of table `table`."""
-    return ":".join(("tablemate", table, *parts))
+    """The Redis key `tablemate:{<table>}:<part>:<part>...` of table `table`: the braces are a Redis
+    Cluster hash tag, so every key of a table lives in one hash slot."""
+    return ":".join(("tablemate", "{" + table + "}", *parts))
+
+
+class KeyClash(RuntimeError):
+    """A key of a table stored under both its old and its new name, with different contents."""
+
+
+def migrate_keys(client: redis.Redis, table: str) -> int:
+    """Move the keys of table `table` stored before the hash tag (`tablemate:<table>:...`) to their
+    names with it (`tablemate:{<table>}:...`), once: the number moved (0 once done, so it is run at
+    every start). RENAMENX moves each key whole or not at all, so an interrupted run leaves every key
+    under one of its names and the next run completes it. A key found under both names is dropped
+    from its old one when both hold the same, else KeyClash names it and nothing more is moved. A
+    Redis Cluster never held the old names (the journal's transactions span keys of one slot only),
+    and is only checked."""
+    old_prefix = f"tablemate:{table}:"
+    moved = 0
+    for old in list(client.scan_iter(match=old_prefix + "*", count=1000)):
+        new = table_key(table, old[len(old_prefix):])
+        if client.renamenx(old, new):
+            moved += 1
+        elif client.dump(old) == client.dump(new):
+            client.delete(old)
+        else:
+            raise KeyClash(f"{old} and {new} both exist and differ: keep the one with the table's games, "
+                           f"delete the other (redis-cli DEL ...), then start again")
+    left = next(iter(client.scan_iter(match=old_prefix + "*", count=1000)), None)
+    if left is not None:
+        raise KeyClash(f"{left} is still stored under its old name after the move to {table_key(table, '...')}")
+    return moved
 
 
 class BadStoreURL(ValueError):

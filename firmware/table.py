@@ -26,6 +26,7 @@ from .journal import STORE_ERRORS, CorruptJournal, Journal, NoSuchGame, Refused,
 from .journal.health import problems as store_problems
 from .journal.refusal import UNREACHABLE
 from .session import Session
+from .store import KeyClash, migrate_keys
 from .tagmap import TagEntry, TagMap
 from .views import ChooserView, FlashView, MessageView, OverView, Row, ScoreView, TapView, View
 
@@ -112,6 +113,7 @@ class Table:
         says so and waits: `tick()` tries again.
         """
         try:
+            self._migrate()
             self.journal.claim()
             if self._imports:
                 self.tags.set_many(self._imports)
@@ -121,6 +123,11 @@ class Table:
             session = Session.recover(self.journal)
         except (Refused, *STORE_ERRORS) as error:
             self.waiting = trouble(error)
+            self._retry_at = self.clock() + BOOT_RETRY_S
+            return
+        except KeyClash as error:
+            log.error("%s", error)
+            self.waiting = Trouble("Redis keys clash", str(error))
             self._retry_at = self.clock() + BOOT_RETRY_S
             return
         except (CorruptJournal, NoSuchGame) as error:
@@ -135,6 +142,13 @@ class Table:
             self._use(session)
             session.mend()
             self._follow_up()
+
+    def _migrate(self) -> None:
+        """Keys stored before they had a hash tag move under it, once (firmware.store.migrate_keys)."""
+        moved = migrate_keys(self.journal.client, self.journal.table)
+        if moved:
+            log.warning("table %s: %d keys moved under their Redis Cluster hash tag (%s)", self.journal.table, moved,
+                        self.journal.key("..."))
 
     def _halt(self, error: CorruptJournal | NoSuchGame) -> None:
         """The stored game cannot be replayed: say why and which command repairs it; retry later."""

@@ -29,7 +29,8 @@ from typing import Callable
 
 import redis
 
-from ..journal import OUTAGE, Journal
+from ..journal import OUTAGE, Journal, trouble
+from ..journal.refusal import UNREACHABLE
 from ..store import connect
 
 log = logging.getLogger(__name__)
@@ -59,19 +60,11 @@ class SourceDown(Exception):
 
 
 def club_trouble(error: Exception) -> ClubTrouble:
-    """A club error in words: what the table's screen and STATUS= say."""
-    text = str(error)
-    if isinstance(error, redis.AuthenticationError) or text.startswith(("WRONGPASS", "NOAUTH")) or "invalid username-password" in text:
-        return ClubTrouble("Club: login refused", f"the club refused this table's login: {text} (check [club] user and password)")
-    if isinstance(error, redis.exceptions.NoPermissionError) or text.startswith("NOPERM"):
-        return ClubTrouble("Club: not permitted", f"the club's ACL does not let this table write its keys: {text}")
-    if isinstance(error, OUTAGE):
-        return ClubTrouble("Club unreachable", f"the club's Redis does not answer: {text}")
-    if text.startswith("OOM"):
-        return ClubTrouble("Club Redis full", f"the club's Redis is full: {text}")
-    if text.startswith(("READONLY", "MISCONF")):
-        return ClubTrouble("Club Redis refuses", f"the club's Redis refuses writes: {text}")
-    return ClubTrouble("Club error", f"the club's Redis answered an error: {text}")
+    """A club error in words (firmware.journal's reading of Redis errors): "Club: Redis full"."""
+    found = trouble(error)
+    if found == UNREACHABLE:
+        return ClubTrouble("Club unreachable", f"the club's Redis does not answer: {error}")
+    return ClubTrouble(f"Club: {found.short}", f"the club's {found.detail}")
 
 
 @dataclass
