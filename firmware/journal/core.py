@@ -43,6 +43,12 @@ def new_gid(clock: float | None = None) -> str:
     return f"{stamp}-{secrets.token_hex(2)}"
 
 
+def _mget(r: redis.Redis | redis.client.Pipeline, *keys: str) -> list:
+    """MGET of keys of one table (one hash slot): as a command, since redis-py's Redis Cluster pipeline
+    refuses its mget() and publish() methods even where the keys, or no key, share the slot."""
+    return r.execute_command("MGET", *keys)
+
+
 class Diverged(Exception):
     """The store no longer holds what this process wrote of a game: `short` for the screen."""
 
@@ -311,7 +317,7 @@ class Journal:
 
     def _look(self, r: redis.Redis, mirror: Mirror) -> Seen:
         """What the store holds of `mirror`'s game; Refused when another process holds the lease."""
-        holder, current = r.mget(self.lease_key, self.key("current"))
+        holder, current = _mget(r, self.lease_key, self.key("current"))
         self._may_write(holder)
         try:
             info = self._stream_info(r, self.log_key(mirror.gid))
@@ -397,7 +403,7 @@ class Journal:
         results of the game's own commands. `games` is an index: a failure to update it (the key
         holding another type) is logged, never a reason to write the game again."""
         pipe.set(self.lease_key, self.me.text, px=int(lease.TTL_S * 1000))
-        pipe.publish(self.key("updates"), json.dumps(update))
+        pipe.execute_command("PUBLISH", self.key("updates"), json.dumps(update))  # see _mget
         pipe.zadd(self.key("games"), {gid: mirror.identity["created"]})
         *results, _, _, listed = pipe.execute(raise_on_error=False)
         if isinstance(listed, Exception):
@@ -427,7 +433,7 @@ class Journal:
         old = mirror.gid
 
         def write(pipe: redis.client.Pipeline) -> str:
-            holder, _ = pipe.mget(self.lease_key, self.key("current"))
+            holder, _ = _mget(pipe, self.lease_key, self.key("current"))
             self._may_write(holder)
             try:
                 stored = pipe.xrange(self.log_key(old))

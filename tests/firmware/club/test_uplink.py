@@ -10,9 +10,15 @@ from firmware.journal import Journal
 from firmware.store import connect, memory_server
 
 
-@pytest.fixture
+@pytest.fixture(params=["memory", "cluster"])
 def urls(request):
+    """The table's store (in memory) and the club's: in memory, or a 3-master Redis Cluster."""
     base = f"memory://{request.node.nodeid}"
+    if request.param == "cluster":
+        if "outage" in request.function.__name__:
+            pytest.skip("simulates an outage with fakeredis")
+        yield f"{base}/table", request.getfixturevalue("cluster_url")
+        return
     yield f"{base}/table", f"{base}/club"
     memory_server(f"{base}/club").connected = True
 
@@ -86,7 +92,7 @@ def test_the_club_name_of_a_table_names_its_keys_there(urls):
     assert club_of(urls[1], "t1").games() == []
 
 
-def test_a_club_that_does_not_answer_is_reported_once_then_the_copy_catches_up(urls):
+def test_a_club_outage_is_reported_once_then_the_copy_catches_up(urls):
     source = table(urls[0])
     source.begin_game("g1", "mongols", ["Ana", "Ben"], {})
     play(source, "g1", 1, 3)

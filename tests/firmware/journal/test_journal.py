@@ -16,8 +16,8 @@ OTHER_PI = Holder("other-pi", "5d1e", 4321, "99")
 
 
 @pytest.fixture
-def journal(memory_url):
-    return Journal(connect(memory_url), "t1", clock=lambda: 1000.0)
+def journal(store_url):
+    return Journal(connect(store_url), "t1", clock=lambda: 1000.0)
 
 
 def played(journal: Journal, n: int, gid: str = "g1") -> None:
@@ -161,10 +161,10 @@ def test_several_entries_are_written_all_or_none(journal, memory_url):
 # -- the writer lease ------------------------------------------------------------------------------
 
 
-def test_a_second_writer_is_refused_and_writes_nothing_until_the_lease_is_free(memory_url):
-    first = Journal(connect(memory_url), "t1")
+def test_a_second_writer_is_refused_and_writes_nothing_until_the_lease_is_free(store_url):
+    first = Journal(connect(store_url), "t1")
     played(first, 1)
-    second = Journal(connect(memory_url), "t1", instance=OTHER_PI)
+    second = Journal(connect(store_url), "t1", instance=OTHER_PI)
     me = this_process()
     with pytest.raises(Refused, match=f"another table writes as t1: {me.host} \\(pid {me.pid}\\) holds") as refused:
         second.claim()
@@ -177,8 +177,8 @@ def test_a_second_writer_is_refused_and_writes_nothing_until_the_lease_is_free(m
     assert first.flush() and first.load("g1").actions == [{"n": 1}, {"n": 2}]
 
 
-def test_a_lease_of_a_process_that_is_gone_is_taken_over_and_one_of_another_machine_expires(memory_url):
-    client = connect(memory_url)
+def test_a_lease_of_a_process_that_is_gone_is_taken_over_and_one_of_another_machine_expires(store_url):
+    client = connect(store_url)
     me = this_process()
     dead = Holder(me.host, me.boot, 999999, "1")  # this machine, this boot, a process that is not running
     client.set("tablemate:{t1}:writer", dead.text, px=15000)
