@@ -9,6 +9,8 @@
     tablemate replay FILE [--json]                                the scores of a game log file
     tablemate tags list | export FILE | import FILE | forget UID  the enrolled tag map
     tablemate players add NAME | list | rename NAME NEW | forget NAME   player cards
+    tablemate club --url URL [--user U] [--bind ADDR] [--port N]  the club server's read-only page
+    tablemate club-acl [NAME...]                                  the club Redis's ACL line for each table
     tablemate manifest GAME [--json]                              a game's components: what to tag and enrol
     tablemate board check GAME FILE | install GAME FILE | list    the owner's board files
     tablemate backup FILE | --into DIR [--keep N]                 the games, tags, boards and profile in one file
@@ -24,6 +26,7 @@ bad profile, which the service unit does not restart on.
 
 import argparse
 import json
+import os
 import sys
 import threading
 from pathlib import Path
@@ -38,7 +41,7 @@ from .enrolment import Summary
 from .journal import STORE_ERRORS, CorruptJournal, Journal, NoSuchGame, Refused, trouble
 from .journal.check import RepairRefused, examine, repair
 from .session import Session
-from .store import KeyClash, connect, migrate_keys
+from .store import KeyClash, connect, migrate_keys, url_problem
 from .tagmap import TagMap
 
 EX_CONFIG = 78
@@ -288,6 +291,44 @@ def _tags_forget(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- the club --------------------------------------------------------------------------------------
+
+
+def _club(args: argparse.Namespace) -> int:
+    from .club import serve
+
+    password = os.environ.get("TABLEMATE_CLUB_PASSWORD")
+    if args.password_file:
+        password = Path(args.password_file).read_text(encoding="utf-8").strip()
+    problem = url_problem(args.url)
+    if problem:
+        print(f"tablemate: --url {problem}", file=sys.stderr)
+        return 2
+    serve(args.url, args.user, password, args.bind, args.port)
+    return 0
+
+
+def _club_acl(args: argparse.Namespace) -> int:
+    from .club import acl
+
+    if not args.names:
+        club = load_profile(args.config).club
+        if club is None:
+            print(f"tablemate: {args.config} has no [club] section: name the tables instead (tablemate club-acl NAME...)", file=sys.stderr)
+            return 2
+        print(acl.table_line(club.table, club.password or "PASSWORD", club.user))
+        return 0
+    for name in args.names:
+        password = acl.new_password()
+        print(f"# table {name}: on the club server (redis-cli)\n{acl.table_line(name, password)}")
+        print(f"# and in that table's profile:\n[club]\nurl = \"redis://CLUB-SERVER:6379/0\"\ntable = \"{name}\"\n"
+              f"user = \"{acl.table_user(name)}\"\npassword = \"{password}\"\n")
+    password = acl.new_password()
+    print(f"# the club page's read-only user (tablemate club --user club-page, TABLEMATE_CLUB_PASSWORD={password})\n"
+          f"{acl.page_line(password)}")
+    return 0
+
+
 # -- player cards ----------------------------------------------------------------------------------
 
 
@@ -403,6 +444,14 @@ def parser() -> argparse.ArgumentParser:
         if argument:
             sub.add_argument(argument)
         sub.set_defaults(run=handler)
+    club = command("club", _club, "serve the club's read-only page: every table, games, players, tournaments", profile=False)
+    club.add_argument("--url", required=True, help="the club's Redis (redis://host:port/db or redis+cluster://host:port,...)")
+    club.add_argument("--user", help="its read-only ACL user (tablemate club-acl prints it)")
+    club.add_argument("--password-file", help="a file holding its password (else $TABLEMATE_CLUB_PASSWORD)")
+    club.add_argument("--bind", default="127.0.0.1", help="the address to serve on (default 127.0.0.1)")
+    club.add_argument("--port", type=int, default=8080, help="the port (default 8080)")
+    club_acl = command("club-acl", _club_acl, "print the club Redis's ACL lines: one user per table, and the page's")
+    club_acl.add_argument("names", nargs="*", help="table names (new passwords are made); none: the profile's [club]")
     players = commands.add_parser("players", help="player cards").add_subparsers(dest="players_command", required=True)
     for name, handler, arguments, help in (
         ("add", _players_add, ("name",), "give a player a card: the table then asks for it to be tapped"),

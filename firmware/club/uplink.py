@@ -15,6 +15,9 @@ club's `updates` channel of the table after each copy (the club page follows the
 - Never in the way of play: its own thread and its own connections to both servers; it only reads
   the table's Redis. It wakes on the table's `updates` channel (a message after every write) and
   looks again every POLL_S seconds anyway, and at every (re)connection goes over every game.
+- One table per name: the uplink holds the writer lease of its name at the club (the journal's lease,
+  `tablemate:{<name>}:writer`, refreshed every few seconds), so a second table uplinking under the same
+  name (a cloned SD card, two tables left with one default name) is refused loudly and copies nothing.
 - When the club does not answer or refuses (wrong credentials, no permission, a full club Redis),
   the problem is reported once in words (`report(short)`, e.g. to the table's screen and STATUS=),
   logged, and retried every RETRY_S seconds; `report(None)` once it copies again.
@@ -29,7 +32,7 @@ from typing import Callable
 
 import redis
 
-from ..journal import OUTAGE, Journal, trouble
+from ..journal import OUTAGE, Journal, lease, trouble
 from ..journal.refusal import UNREACHABLE
 from ..store import connect
 
@@ -94,6 +97,8 @@ class Uplink:
         #: the problem now, in words for the screen (None: copying)
         self.trouble: str | None = None
         self._current: str | None | bool = False
+        self.me = lease.this_process()
+        self._claimed = float("-inf")
         self._next_full = float("-inf")
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
@@ -109,6 +114,7 @@ class Uplink:
         self._stopping.set()
         if self._thread is not None:
             self._thread.join(timeout)
+            self.release()
 
     def alive(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
@@ -175,6 +181,7 @@ class Uplink:
 
     def _forget(self) -> None:
         """Read what the club holds again before the next copy (after a failure or a reconnection)."""
+        self._claimed = float("-inf")
         self.copied.clear()
         self._current = False
         self._next_full = float("-inf")
@@ -191,9 +198,39 @@ class Uplink:
 
     # -- one pass -----------------------------------------------------------------------------------
 
+    def claim(self) -> None:
+        """Take (or keep) the writer lease of this table's name at the club (firmware.journal.lease):
+        a second table uplinking under the same name is refused loudly, and copies nothing."""
+        key = self.dest.lease_key
+
+        def take(r: redis.Redis) -> None:
+            with r.pipeline(transaction=True) as pipe:
+                pipe.watch(key)
+                holder = pipe.get(key)
+                if not lease.takeable(holder, self.me):
+                    raise ClubTrouble(f"Club: {self.club.table} taken",
+                                      f"another table uplinks to the club as {self.club.table!r}: {lease.describe(holder)} "
+                                      f"holds its lease; give one of them another [club] table name")
+                pipe.multi()
+                pipe.set(key, self.me.text, px=int(lease.TTL_S * 1000))
+                pipe.execute()
+
+        self._club(take)
+        self._claimed = time.monotonic()
+
+    def release(self) -> None:
+        """Give the lease at the club back (a clean stop)."""
+        try:
+            self._club(lambda r: r.delete(self.dest.lease_key) if r.get(self.dest.lease_key) == self.me.text else None)
+        except ClubTrouble as trouble:
+            log.warning("the club lease was not given back (%s): it expires in %.0f s", trouble, lease.TTL_S)
+
     def sync(self, gids: set[str] = frozenset()) -> int:
         """Copy what the club lacks: games `gids` and the current game, or every game every FULL_S
-        seconds; the number of entries copied. SourceDown or ClubTrouble when a server fails."""
+        seconds; the number of entries copied. SourceDown or ClubTrouble when a server fails, or
+        when another table holds this table's name at the club."""
+        if time.monotonic() - self._claimed >= lease.REFRESH_S:
+            self.claim()
         full = time.monotonic() >= self._next_full
         games, current = self._read_source(lambda r: (r.zrange(self.source.key("games"), 0, -1, withscores=True),
                                                       r.get(self.source.key("current"))))

@@ -59,7 +59,7 @@ def create_app(store_url: str, table: str, max_viewers: int = 50) -> Guard:
         Route("/api/state", view.api_state, name="api_state"),
         Route("/api/games", view.api_games, name="api_games"),
         Route("/api/games/{gid}", view.api_game, name="api_game"),
-        Route("/events", _events(hub), name="events"),
+        Route("/events", sse_endpoint(hub), name="events"),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     handlers = {
@@ -75,6 +75,20 @@ def create_app(store_url: str, table: str, max_viewers: int = 50) -> Guard:
     return Guard(app)
 
 
+def environment(*folders: Path) -> jinja2.Environment:
+    """The pages' templates: those in `folders` first (the club page's), then the view's own, with
+    every value escaped and the view's filters."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader([*folders, HERE / "templates"]),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(label=label, when=_when, lines=_lines)
+    return env
+
+
 def hub_of(app: Guard) -> Hub:
     """The live hub of an app made by create_app (the server ends its streams when it stops)."""
     return app.app.state.hub
@@ -86,15 +100,8 @@ class View:
     def __init__(self, reader: Reader):
         self.reader = reader
         self.router: Any = None
-        self.env = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(HERE / "templates"),
-            autoescape=True,
-            undefined=jinja2.StrictUndefined,
-            trim_blocks=True,
-            lstrip_blocks=True,
-        )
+        self.env = environment()
         self.env.globals.update(path=self._path, table=reader.table)
-        self.env.filters.update(label=label, when=_when, lines=_lines)
         self._state_body: tuple[Replay | None, bytes] | None = None
 
     def _path(self, _name: str, **params: Any) -> str:
@@ -180,7 +187,7 @@ class View:
         return HTMLResponse(page, status_code=status, headers=headers)
 
 
-def _events(hub: Hub):
+def sse_endpoint(hub: Hub):
     async def events(request: Request) -> Response:
         """Server-sent events: the live panel now, then after every change at the table."""
         if request.method == "HEAD":

@@ -66,9 +66,11 @@ class Background:
     """
 
     def __init__(
-        self, store_url: str, table: str, bind: str = DEFAULT_BIND, port: int = DEFAULT_PORT, log_level: str = "warning", **app_options
+        self, store_url: str | None, table: str | None, bind: str = DEFAULT_BIND, port: int = DEFAULT_PORT, log_level: str = "warning",
+        app=None, **app_options
     ):
-        self.server = Server(config(create_app(store_url, table, **app_options), bind, port, log_level))
+        """The view of `table` at `store_url`, or `app` (another app built like it: the club page)."""
+        self.server = Server(config(app or create_app(store_url, table, **app_options), bind, port, log_level))
         self.thread = threading.Thread(target=self.server.run, name="tablemate-web", daemon=True)
 
     def start(self, timeout: float = 10.0) -> "Background":

@@ -7,6 +7,7 @@ import pytest
 from firmware.club.uplink import ClubTrouble, Uplink
 from firmware.config import ClubConfig
 from firmware.journal import Journal
+from firmware.journal.lease import Holder
 from firmware.store import connect, memory_server
 
 
@@ -113,3 +114,15 @@ def test_a_club_outage_is_reported_once_then_the_copy_catches_up(urls):
     finally:
         uplink.stop()
     assert not uplink.alive()
+
+
+def test_a_second_table_uplinking_under_the_same_name_is_refused_and_copies_nothing(urls):
+    first, second = table(urls[0]), Journal(connect(urls[0] + "-other"), "t1")
+    first.begin_game("g1", "mongols", ["Ana", "Ben"], {})
+    second.begin_game("g2", "mongols", ["Cy", "Dee"], {})
+    Uplink(urls[0], "t1", ClubConfig(urls[1], "t1")).sync()
+    other = Uplink(urls[0] + "-other", "t1", ClubConfig(urls[1], "t1"))
+    other.me = Holder("other-pi", "5d1e", 4321, "99")
+    with pytest.raises(ClubTrouble, match=r"another table uplinks to the club as 't1': \S+ \(pid \d+\) holds its lease") as refused:
+        other.sync()
+    assert refused.value.short == "Club: t1 taken" and club_of(urls[1]).games() == ["g1"]
