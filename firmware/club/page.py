@@ -46,8 +46,9 @@ def create_app(url: str, user: str | None = None, password: str | None = None, m
     def client() -> redis.Redis:
         return connect(url, username=user, password=password)
 
-    page = Page(Club(client()))
-    hub = Hub(url, table_key("*", "updates"), page.snapshot, max_viewers, pattern=True, client=client)
+    club = Club(client())
+    page = Page(club)
+    hub = Hub(url, table_key("*", "updates"), page.snapshot, max_viewers, pattern=True, client=client, heard=club.heard)
 
     @asynccontextmanager
     async def lifespan(app: Starlette):

@@ -2,7 +2,7 @@
 and the tournament standings. Nothing here writes.
 
 Tables are found by their `games` index (`tablemate:{<name>}:games`, SCAN, again every TABLES_S
-seconds); each table is read through the live view's Reader (firmware.web.reader), which replays a
+seconds) and at once by their first update (`heard`); each table is read through the live view's Reader (firmware.web.reader), which replays a
 game once for as long as its entry count stays the same.
 
 Results count finished games only. A seat's placing is its rank by total, the game's winners (after
@@ -20,6 +20,7 @@ the standings show how many each played.
 
 import datetime
 import re
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -30,6 +31,7 @@ from ..web.reader import GID, Reader
 #: seconds between two looks for new tables
 TABLES_S = 5.0
 _GAMES_KEY = re.compile(r"tablemate:\{([a-z0-9][a-z0-9_-]{0,31})\}:games")
+_UPDATES = re.compile(r"tablemate:\{([a-z0-9][a-z0-9_-]{0,31})\}:updates")
 RANKINGS = ("placings", "scores")
 
 
@@ -137,16 +139,29 @@ class Club:
         self.client = client
         self._readers: dict[str, Reader] = {}
         self._looked = float("-inf")
+        self._lock = threading.Lock()
 
     def tables(self) -> list[str]:
         """Every table with games at the club, by name (found again every TABLES_S seconds)."""
         if time.monotonic() - self._looked >= TABLES_S:
             for key in self.client.scan_iter(match="tablemate:*:games", count=1000):
                 match = _GAMES_KEY.fullmatch(key)
-                if match and match.group(1) not in self._readers:
-                    self._readers[match.group(1)] = Reader(self.client, match.group(1))
+                if match:
+                    self._add(match.group(1))
             self._looked = time.monotonic()
-        return sorted(self._readers)
+        with self._lock:
+            return sorted(self._readers)
+
+    def heard(self, channel: str) -> None:
+        """A table's update arrived (the live page's listener): a table not known yet is added now."""
+        match = _UPDATES.fullmatch(channel)
+        if match:
+            self._add(match.group(1))
+
+    def _add(self, table: str) -> None:
+        with self._lock:
+            if table not in self._readers:
+                self._readers[table] = Reader(self.client, table)
 
     def reader(self, table: str) -> Reader | None:
         return self._readers.get(table) if table in self.tables() else None
