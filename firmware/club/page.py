@@ -12,13 +12,11 @@ update); `/games` every finished game; `/tables/{table}/games/{gid}` one game wi
 import csv
 import datetime
 import io
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import redis
 from markupsafe import Markup
-from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
@@ -27,7 +25,7 @@ from starlette.staticfiles import StaticFiles
 
 from ..journal import OUTAGE, CorruptJournal
 from ..store import connect, table_key
-from ..web.app import environment, sse_endpoint
+from ..web.app import ErrorPages, environment, guarded, sse_endpoint
 from ..web.chart import scores_chart
 from ..web.guard import Guard
 from ..web.live import Hub, Snapshot
@@ -49,13 +47,6 @@ def create_app(url: str, user: str | None = None, password: str | None = None, m
     club = Club(client())
     page = Page(club)
     hub = Hub(url, table_key("*", "updates"), page.snapshot, max_viewers, pattern=True, client=client, heard=club.heard)
-
-    @asynccontextmanager
-    async def lifespan(app: Starlette):
-        await hub.start()
-        yield
-        await hub.stop()
-
     routes = [
         Route("/", page.live, name="live"),
         Route("/events", sse_endpoint(hub), name="events"),
@@ -79,15 +70,16 @@ def create_app(url: str, user: str | None = None, password: str | None = None, m
         BadFilter: page.error(400, "Bad filter"),
         HTTPException: page.http_error,
     }
-    app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
-    app.router.redirect_slashes = False
-    app.state.hub = hub
-    page.router = app.router
-    return Guard(app)
+    app = guarded(routes, handlers, hub)
+    page.router = app.app.router
+    return app
 
 
-class Page:
+class Page(ErrorPages):
     """The pages, JSON and CSV (plain functions: Starlette runs them in its thread pool)."""
+
+    down = DOWN
+    data = ("/api/", "/export/")
 
     def __init__(self, club: Club):
         self.club = club
@@ -211,27 +203,6 @@ class Page:
     def tournament_csv(self, request: Request) -> Response:
         result = self._read(lambda: self.club.tournament(Selection.parse(request.query_params)))
         return _csv("tournament.csv", ["rank", "name", "player", "games", "placings", "scores", "wins"], result["standings"])
-
-    # -- errors ----------------------------------------------------------------------------------------
-
-    def error(self, status: int, heading: str):
-        def handle(request: Request, error: Exception) -> Response:
-            return self.respond_error(request, status, heading, DOWN if status == 503 else str(error))
-
-        return handle
-
-    def http_error(self, request: Request, error: HTTPException) -> Response:
-        message = error.detail if error.status_code != 404 else f"there is no page at {request.url.path}"
-        return self.respond_error(request, error.status_code, {404: "Not found", 503: "Busy"}.get(error.status_code, "Error"), message,
-                                  error.headers)
-
-    def respond_error(self, request: Request, status: int, heading: str, message: str, headers: Any = None) -> Response:
-        if request.url.path.startswith(("/api/", "/export/")):
-            return JSONResponse({"error": message}, status_code=status, headers=headers)
-        retry = 5 if status == 503 else None
-        return HTMLResponse(self.render("error.html", here="error", status=status, heading=heading, message=message, retry=retry),
-                            status_code=status, headers=headers)
-
 
 def _day(stamp: float) -> str:
     return datetime.date.fromtimestamp(stamp).isoformat()

@@ -45,13 +45,6 @@ def create_app(store_url: str, table: str, max_viewers: int = 50) -> Guard:
     reader = Reader(connect(store_url), table)
     view = View(reader)
     hub = Hub(store_url, reader.journal.key("updates"), view.snapshot, max_viewers)
-
-    @asynccontextmanager
-    async def lifespan(app: Starlette):
-        await hub.start()
-        yield
-        await hub.stop()
-
     routes = [
         Route("/", view.live_page, name="live"),
         Route("/games", view.games_page, name="games"),
@@ -68,10 +61,23 @@ def create_app(store_url: str, table: str, max_viewers: int = 50) -> Guard:
         CorruptJournal: view.error(500, "Unreadable game"),
         HTTPException: view.http_error,
     }
+    app = guarded(routes, handlers, hub)
+    view.router = app.app.router
+    return app
+
+
+def guarded(routes: list, handlers: dict, hub: Hub) -> Guard:
+    """The app of `routes`, its live `hub` started and stopped with it, behind the guard (the live
+    view's and the club page's)."""
+    @asynccontextmanager
+    async def lifespan(app: Starlette):
+        await hub.start()
+        yield
+        await hub.stop()
+
     app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
     app.router.redirect_slashes = False  # its redirects would echo the request's Host header
     app.state.hub = hub
-    view.router = app.router
     return Guard(app)
 
 
@@ -94,7 +100,36 @@ def hub_of(app: Guard) -> Hub:
     return app.app.state.hub
 
 
-class View:
+class ErrorPages:
+    """Errors as pages, or as JSON under the `data` paths (the live view's and the club page's).
+    Subclasses render templates (`render`) and say what an outage is (`down`)."""
+
+    down = DOWN
+    data: tuple[str, ...] = ("/api/",)
+
+    def render(self, name: str, **context: Any) -> str:
+        raise NotImplementedError
+
+    def error(self, status: int, heading: str):
+        def handle(request: Request, error: Exception) -> Response:
+            return self.respond_error(request, status, heading, str(error) if status != 503 else self.down)
+
+        return handle
+
+    def http_error(self, request: Request, error: HTTPException) -> Response:
+        headings = {404: "Not found", 405: "Not allowed", 503: "Busy"}
+        message = error.detail if error.status_code != 404 else f"there is no page at {request.url.path}"
+        return self.respond_error(request, error.status_code, headings.get(error.status_code, "Error"), message, error.headers)
+
+    def respond_error(self, request: Request, status: int, heading: str, message: str, headers: Any = None) -> Response:
+        if request.url.path.startswith(self.data):
+            return JSONResponse({"error": message}, status_code=status, headers=headers)
+        retry = RETRY_S if status == 503 else None
+        page = self.render("error.html", here="error", status=status, heading=heading, message=message, retry=retry)
+        return HTMLResponse(page, status_code=status, headers=headers)
+
+
+class View(ErrorPages):
     """The pages and JSON endpoints (plain functions: Starlette runs them in its thread pool)."""
 
     def __init__(self, reader: Reader):
@@ -165,27 +200,6 @@ class View:
     def api_game(self, request: Request) -> Response:
         replay = self.reader.game(request.path_params["gid"])
         return Response(_json(replay.payload("full")), media_type="application/json")
-
-    # -- errors -------------------------------------------------------------------------------------
-
-    def error(self, status: int, heading: str):
-        def handle(request: Request, error: Exception) -> Response:
-            return self.respond_error(request, status, heading, str(error) if status != 503 else DOWN)
-
-        return handle
-
-    def http_error(self, request: Request, error: HTTPException) -> Response:
-        headings = {404: "Not found", 405: "Not allowed", 503: "Busy"}
-        message = error.detail if error.status_code != 404 else f"there is no page at {request.url.path}"
-        return self.respond_error(request, error.status_code, headings.get(error.status_code, "Error"), message, error.headers)
-
-    def respond_error(self, request: Request, status: int, heading: str, message: str, headers: Any = None) -> Response:
-        if request.url.path.startswith("/api/"):
-            return JSONResponse({"error": message}, status_code=status, headers=headers)
-        retry = RETRY_S if status == 503 else None
-        page = self.render("error.html", here="error", status=status, heading=heading, message=message, retry=retry)
-        return HTMLResponse(page, status_code=status, headers=headers)
-
 
 def sse_endpoint(hub: Hub):
     async def events(request: Request) -> Response:
