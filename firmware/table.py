@@ -266,7 +266,8 @@ class Table:
     def _ask_for_cards(self) -> bool:
         """When a name waits for its player card and no question is on screen (set-up aside), ask for
         the card; True when the screen changed."""
-        if self.halted or self.flash or self.clock() < self._players_at or not (self.running is None or self.setting_up):
+        if (self.halted or self.flash or self.journal.offline or self.clock() < self._players_at
+                or not (self.running is None or self.setting_up)):
             return False
         self._players_at = self.clock() + PLAYERS_S
         try:
@@ -488,7 +489,7 @@ class Table:
         """A game is being set up (game, players, options: the home questions are on screen)."""
         return self.running is not None and self._on_done == self._new_game
 
-    def _claim(self, entry, seat: int | None) -> None:
+    def _claim(self, entry: TagEntry, seat: int | None) -> None:
         """A player card tapped: at set-up it claims the seat of its reader for that player."""
         name = entry.descriptor["name"]
         if not self.setting_up:

@@ -96,7 +96,7 @@ def load(path: str | Path) -> dict[str, TagEntry]:
 
 
 def _entry(where: str, raw: object, uid: str) -> TagEntry:
-    if isinstance(raw, dict) and raw.get("kind") == players.KIND and "game" not in raw:
+    if isinstance(raw, dict) and raw.get("kind") == players.KIND and raw.get("game", players.NO_GAME) == players.NO_GAME:
         return _player(where, raw, uid)
     if not isinstance(raw, dict) or set(raw) - {"game", "kind", "label", "descriptor"} or not {"game", "kind", "descriptor"} <= set(raw):
         raise BadTagFile(f"{where}: an entry has game, kind, descriptor and optionally label")
@@ -112,8 +112,9 @@ def _entry(where: str, raw: object, uid: str) -> TagEntry:
 
 
 def _player(where: str, raw: dict, uid: str) -> TagEntry:
-    """A player card: kind "player", the player's name as label, descriptor {id, name}; no game."""
-    if set(raw) - {"kind", "label", "descriptor"} or "descriptor" not in raw:
+    """A player card: kind "player", the player's name as label, descriptor {id, name}; no game (a
+    backup writes its game as "")."""
+    if set(raw) - {"game", "kind", "label", "descriptor"} or "descriptor" not in raw:
         raise BadTagFile(f"{where}: a player card has kind, descriptor and optionally label (no game)")
     label = raw.get("label", "")
     problem = players.descriptor_problem(uid, raw["descriptor"], label)

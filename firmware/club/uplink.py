@@ -219,7 +219,9 @@ class Uplink:
         self._claimed = time.monotonic()
 
     def release(self) -> None:
-        """Give the lease at the club back (a clean stop)."""
+        """Give the lease at the club back (a clean stop), when this uplink took it."""
+        if self._claimed == float("-inf"):
+            return
         try:
             self._club(lambda r: r.delete(self.dest.lease_key) if r.get(self.dest.lease_key) == self.me.text else None)
         except ClubTrouble as trouble:

@@ -97,3 +97,17 @@ def test_a_default_name_a_card_took_elsewhere_is_not_repeated(store):
     choose(table, "2 players")
     choose(table, "Hints on")
     assert table.session.players == ["Ben", "Player 2"]
+
+
+def test_a_backup_carries_the_cards_and_the_seats_they_claimed(store):
+    from firmware.backup.fileformat import Contents, dump, parse
+    from firmware.journal import GameRecord
+
+    _, tags = store
+    Players(tags, "t1").enrol("0a0b0c0d", "Zoé")
+    game = GameRecord("g1", "mongols", ["Zoé", "Ben"], {}, 1795000000.0, "playing", [], None, True, [player_id("0a0b0c0d"), None])
+    plain = GameRecord("g2", "mongols", ["Ana", "Ben"], {}, 1795000001.0, "playing")
+    contents = Contents("t1", "2026-11-23T20:00:00+00:00", "tablemate", tags={"0a0b0c0d": tags.get("0a0b0c0d")}, games=[game, plain])
+    back = parse(dump(contents), "backup")
+    assert back.tags == {"0a0b0c0d": card("0a0b0c0d", "Zoé")}
+    assert [g.cards for g in back.games] == [[player_id("0a0b0c0d"), None], None]
