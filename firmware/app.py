@@ -6,9 +6,11 @@ ask the loop to stop: it flushes the journal and leaves its last frame), then re
 the readers, the buttons and the web view, and returns the exit code. The web view is a side
 feature: a port in use or a crash of its thread is noted on the STATUS= line and the table plays on.
 While it serves, faulthandler is on: when systemd's watchdog kills a stuck loop (SIGABRT), every
-thread's stack goes to stderr, i.e. to the system journal, and says where the loop was stuck. The display is driven by its own
-thread (drivers/display/sender.py); it and the readers' thread are watched the same way: while one
-of them is dead or stuck, the loop stops pinging the watchdog.
+thread's stack goes to stderr, i.e. to the system journal, and says where the loop was stuck. The
+display is driven by its own thread (drivers/display/sender.py); it and the readers' thread are
+watched the same way: while one of them is dead or stuck, the loop stops pinging the watchdog. With
+`[club]`, the uplink copies the table's games to the club from a thread of its own (firmware.club);
+its troubles are shown like a reader's, and play goes on.
 
 Hardware never stops the start: a reader or a display that is missing, not permitted or silent is
 logged, shown, and retried while the table runs (a wrong profile is another matter: exit status 78).
@@ -29,7 +31,7 @@ from drivers.readers import ReaderGroup, open_readers
 from .boards import Boards
 from .config import Profile
 from .journal import Journal
-from .loop import Loop
+from .loop import Loop, PartStatus
 from .sdnotify import Notifier
 from .store import Choice, choose, connect
 from .table import Table, TableSettings
@@ -74,6 +76,7 @@ class App:
     buttons: ButtonPanel
     store: Choice
     web: Any = None
+    uplink: Any = None
 
     @classmethod
     def build(cls, profile: Profile, *, clock: Callable[[], float] = time.monotonic,
@@ -106,6 +109,11 @@ class App:
 
             app.web = Background(store.url, profile.table.id, profile.web.bind, profile.web.port,
                                  on_failure=lambda text: loop.note("web view", text))
+        if profile.club is not None:
+            from .club import Uplink
+
+            app.uplink = Uplink(store.url, profile.table.id, profile.club,
+                                report=lambda trouble: loop.post(PartStatus("club", trouble)))
         return app
 
     def run(self) -> int:
@@ -116,6 +124,8 @@ class App:
             faulthandler.enable()
         try:
             self._start_web()
+            if self.uplink is not None:
+                self.uplink.start()
             self.readers.start()
             self.loop.run()
             return 0
@@ -142,4 +152,6 @@ class App:
         self.buttons.close()
         if self.web is not None:
             self.web.stop()
+        if self.uplink is not None:
+            self.uplink.stop()
         self.display.close(blank=self.profile.display.on_stop == "blank")

@@ -9,6 +9,9 @@
     tablemate log repair GID --truncate-at ENTRY                  cut a damaged game back, keeping a backup
     tablemate replay FILE [--json]                                the scores of a game log file
     tablemate tags list | export FILE | import FILE | forget UID  the enrolled tag map
+    tablemate players add NAME | list | rename NAME NEW | forget NAME   player cards
+    tablemate club --url URL [--user U] [--bind ADDR] [--port N]  the club server's read-only page
+    tablemate club-acl [NAME...]                                  the club Redis's ACL line for each table
     tablemate manifest GAME [--json]                              a game's components: what to tag and enrol
     tablemate board check GAME FILE | install GAME FILE | list    the owner's board files
     tablemate backup FILE | --into DIR [--keep N]                 the games, tags, boards and profile in one file
@@ -26,6 +29,7 @@ bad profile, which the service unit does not restart on.
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -34,12 +38,13 @@ import redis
 
 from . import backup, demo, gamelog, report, script, tagfile
 from .boards import BoardFileError, Boards
+from .club.players import MAX_NAME, BadPlayer, Players
 from .config import ProfileError, find_profile, load_profile
 from .enrolment import Summary
 from .journal import STORE_ERRORS, CorruptJournal, Journal, NoSuchGame, Refused, trouble
 from .journal.check import RepairRefused, examine, repair
 from .session import Session
-from .store import choose, connect
+from .store import KeyClash, choose, connect, migrate_keys, url_problem
 from .tagmap import TagMap
 
 EX_CONFIG = 78
@@ -50,10 +55,12 @@ def _profile(args: argparse.Namespace):
 
 
 def _store(args: argparse.Namespace):
-    """The profile, the store it leads to, its journal and tag map."""
+    """The profile, the store it leads to, its journal and tag map (keys stored before their Redis
+    Cluster hash tag are moved under it first)."""
     profile = _profile(args)
     store = choose(profile.store.url, profile.store.fallback)
     client = connect(store.url)
+    migrate_keys(client, profile.table.id)
     return profile, store, Journal(client, profile.table.id), TagMap(client, profile.table.id)
 
 
@@ -309,6 +316,85 @@ def _tags_forget(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- the club --------------------------------------------------------------------------------------
+
+
+def _club(args: argparse.Namespace) -> int:
+    from .club import serve
+
+    password = os.environ.get("TABLEMATE_CLUB_PASSWORD")
+    if args.password_file:
+        password = Path(args.password_file).read_text(encoding="utf-8").strip()
+    problem = url_problem(args.url)
+    if problem:
+        print(f"tablemate: --url {problem}", file=sys.stderr)
+        return 2
+    serve(args.url, args.user, password, args.bind, args.port)
+    return 0
+
+
+def _club_acl(args: argparse.Namespace) -> int:
+    from .club import acl
+
+    if not args.names:
+        profile = _profile(args)
+        club = profile.club
+        if club is None:
+            print(f"tablemate: {profile.path} has no [club] section: name the tables instead (tablemate club-acl NAME...)", file=sys.stderr)
+            return 2
+        print(acl.table_line(club.table, club.password or "PASSWORD", club.user))
+        return 0
+    for name in args.names:
+        password = acl.new_password()
+        print(f"# table {name}: on the club server (redis-cli)\n{acl.table_line(name, password)}")
+        print(f"# and in that table's profile:\n[club]\nurl = \"redis://CLUB-SERVER:6379/0\"\ntable = \"{name}\"\n"
+              f"user = \"{acl.table_user(name)}\"\npassword = \"{password}\"\n")
+    password = acl.new_password()
+    print(f"# the club page's read-only user (tablemate club --user club-page, TABLEMATE_CLUB_PASSWORD={password})\n"
+          f"{acl.page_line(password)}")
+    return 0
+
+
+# -- player cards ----------------------------------------------------------------------------------
+
+
+def _players(args: argparse.Namespace) -> Players:
+    profile, _, _, tags = _store(args)
+    tags.load()
+    return Players(tags, profile.table.id)
+
+
+def _players_add(args: argparse.Namespace) -> int:
+    _players(args).add(args.name)
+    print(f"{args.name} waits for a card: the table's screen asks for it; tap it on any reader")
+    return 0
+
+
+def _players_list(args: argparse.Namespace) -> int:
+    players = _players(args)
+    for uid, entry in players.cards():
+        print(f"{entry.label:{MAX_NAME}}  card {uid}  id {entry.descriptor['id']}")
+    for name in players.pending():
+        print(f"{name:{MAX_NAME}}  waits for a card to be tapped at the table")
+    return 0
+
+
+def _players_rename(args: argparse.Namespace) -> int:
+    _players(args).rename(args.name, args.new)
+    print(f"{args.name} is now {args.new} (the same player: games already played keep the name they had)")
+    return 0
+
+
+def _players_forget(args: argparse.Namespace) -> int:
+    players = _players(args)
+    if args.name in players.pending():
+        players.cancel(args.name)
+        print(f"{args.name} no longer waits for a card")
+    else:
+        print(f"card {players.forget(args.name)} of {args.name} forgotten (their games stay as they were)")
+    return 0
+
+
 def _doctor(args: argparse.Namespace) -> int:
     from .doctor import run_checks
 
@@ -391,6 +477,26 @@ def parser() -> argparse.ArgumentParser:
         if argument:
             sub.add_argument(argument)
         sub.set_defaults(run=handler)
+    club = command("club", _club, "serve the club's read-only page: every table, games, players, tournaments", profile=False)
+    club.add_argument("--url", required=True, help="the club's Redis (redis://host:port/db or redis+cluster://host:port,...)")
+    club.add_argument("--user", help="its read-only ACL user (tablemate club-acl prints it)")
+    club.add_argument("--password-file", help="a file holding its password (else $TABLEMATE_CLUB_PASSWORD)")
+    club.add_argument("--bind", default="127.0.0.1", help="the address to serve on (default 127.0.0.1)")
+    club.add_argument("--port", type=int, default=8080, help="the port (default 8080)")
+    club_acl = command("club-acl", _club_acl, "print the club Redis's ACL lines: one user per table, and the page's")
+    club_acl.add_argument("names", nargs="*", help="table names (new passwords are made); none: the profile's [club]")
+    players = commands.add_parser("players", help="player cards").add_subparsers(dest="players_command", required=True)
+    for name, handler, arguments, help in (
+        ("add", _players_add, ("name",), "give a player a card: the table then asks for it to be tapped"),
+        ("list", _players_list, (), "every player card, and the names waiting for theirs"),
+        ("rename", _players_rename, ("name", "new"), "rename a player (the same card, the same record)"),
+        ("forget", _players_forget, ("name",), "forget a player's card"),
+    ):
+        sub = players.add_parser(name, help=help)
+        _config_option(sub)
+        for argument in arguments:
+            sub.add_argument(argument)
+        sub.set_defaults(run=handler)
     manifest = command("manifest", _manifest, "a game's components: kinds, counts, what enrolment asks", profile=False)
     manifest.add_argument("game", choices=engines.names())
     manifest.add_argument("--json", action="store_true", help="print it as JSON")
@@ -438,7 +544,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tablemate: {error}\ntablemate: see {error.repair}", file=sys.stderr)
         return 2
     except (gamelog.BadLog, engines.IllegalAction, script.BadScript, tagfile.BadTagFile, NoSuchGame, RepairRefused, BoardFileError,
-            backup.BadBackup, backup.RestoreFailed) as error:
+            backup.BadBackup, backup.RestoreFailed, BadPlayer, KeyClash) as error:
         print(f"tablemate: {error}", file=sys.stderr)
         return 2
     except (Refused, *STORE_ERRORS) as error:

@@ -16,7 +16,9 @@ Sections and keys (defaults in brackets; every other key is an error):
                                is the number of seats
                  game          game selected at start [none]: a name from engines.names()
 [store]          url           "memory://" (in-process fakeredis) or "redis://host:port/db" (or rediss://,
-                               unix://): required, so a Pi never silently keeps its games in memory
+                               unix://), or a Redis Cluster: "redis+cluster://host:port[,host:port...]"
+                               (rediss+cluster:// with TLS): required, so a Pi never silently keeps its
+                               games in memory
                  require_aof   Redis must keep an append-only file synced at every write (appendonly
                                yes, appendfsync always) [false]: `tablemate doctor` fails and the
                                appliance warns at boot when it does not (the Pi profile sets it);
@@ -69,6 +71,13 @@ Sections and keys (defaults in brackets; every other key is an error):
                                offered at set-up before the bundled ones (relative to this file; pi.toml:
                                /etc/tablemate/boards, desktop.toml: config/boards) [none: bundled boards
                                only]; never inside the installed package, which an upgrade replaces
+[club]           url           the club server's Redis (redis://, rediss://, unix:// or a cluster URL as in
+                               [store]; not memory://): every game of this table is copied there
+                               (firmware.club); without [club] the table keeps to itself
+                 user          the table's own Redis ACL user on the club server [none: the default user]
+                 password      its password [none]. Credentials go here, never in the url
+                 table         this table's name at the club [table.id]: the club's keys are
+                               tablemate:{<name>}:..., one name per table of the club
 
 GPIOs are BCM numbers 0-27, each used once across buttons, encoder, reader resets and the SPI display's
 dc/rst lines, and never one of the pins a bus in use takes (SPI0 7-11, SPI1 16-21, I2C1 2-3).
@@ -83,7 +92,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import drivers
 import engines
@@ -96,8 +104,9 @@ from drivers.pins import BUS_PINS
 from drivers.readers import DEFAULT_GAIN_DB, GAINS_DB, ReaderSpec, ReaderTiming
 from drivers.readers import DRIVERS as READER_DRIVERS
 
+from .store import scheme_of, url_problem
+
 PANELS = ("ssd1306", "sh1106")
-STORE_SCHEMES = ("memory", "redis", "rediss", "unix")
 SPI_DEVICES = {0: (0, 1), 1: (0, 1, 2)}
 #: where systemd/install.sh puts the table's profile on a Pi
 INSTALLED = Path("/etc/tablemate/pi.toml")
@@ -160,6 +169,16 @@ class BoardsConfig:
 
 
 @dataclass(frozen=True)
+class ClubConfig:
+    """Where this table's games are copied (firmware.club): the club's Redis and this table's name there."""
+
+    url: str
+    table: str
+    user: str | None = None
+    password: str | None = None
+
+
+@dataclass(frozen=True)
 class Profile:
     path: Path
     table: TableConfig
@@ -172,6 +191,7 @@ class Profile:
     hints: HintsConfig
     boards: BoardsConfig = BoardsConfig()
     sim: SimConfig = SimConfig()
+    club: ClubConfig | None = None
 
 
 def find_profile(given: str | Path | None = None, installed: Path | None = None, desktop: Path | None = None) -> Path:
@@ -282,7 +302,7 @@ class _Loader:
     """Builds the Profile section by section, collecting GPIO and SPI uses to check them together."""
 
     SECTIONS = ("table", "store", "display", "readers", "reader_timing", "buttons", "encoder", "web", "sim", "hints",
-                "boards")
+                "boards", "club")
 
     def __init__(self, file: Path, data: dict):
         self.file = file
@@ -302,7 +322,7 @@ class _Loader:
         timing = self.timing()
         buttons = self.buttons(len(table.players))
         profile = Profile(self.file, table, store, display, readers, timing, buttons, self.web(), self.hints(),
-                          self.boards(), self.sim())
+                          self.boards(), self.sim(), self.club(table.id))
         self.check_bus_pins()
         return profile
 
@@ -329,16 +349,16 @@ class _Loader:
     def store(self) -> StoreConfig:
         section = self.root.table("store")
         url = section.get("url", str)
-        scheme = urlsplit(url).scheme
-        if scheme not in STORE_SCHEMES or not url.startswith(f"{scheme}:"):
-            section.fail("url", f"{url!r} must start with memory://, redis://, rediss:// or unix://")
+        problem = url_problem(url)
+        if problem:
+            section.fail("url", problem)
         require_aof = section.get("require_aof", bool, False)
-        if require_aof and scheme == "memory":
+        if require_aof and scheme_of(url) == "memory":
             section.fail("require_aof", "an in-memory store (memory://) keeps no append-only file: use a redis:// url or remove the key")
         fallback = section.get("fallback", str, None)
         if fallback is not None and not fallback.startswith("memory://"):
             section.fail("fallback", f"{fallback!r} must be a memory:// store (used when the url's server does not answer)")
-        if fallback is not None and scheme == "memory":
+        if fallback is not None and scheme_of(url) == "memory":
             section.fail("fallback", "does not apply to a memory:// store, which always answers")
         section.done()
         return StoreConfig(url, require_aof, fallback)
@@ -518,6 +538,28 @@ class _Loader:
         games_section.done()
         section.done()
         return HintsConfig(enabled, games)
+
+    def club(self, table_id: str) -> ClubConfig | None:
+        if "club" not in self.root.data:
+            return None
+        section = self.root.table("club")
+        url = section.get("url", str)
+        problem = url_problem(url)
+        if problem is None and scheme_of(url) == "memory":
+            problem = "must be the club server's Redis, not memory:// (this process alone sees that)"
+        if problem is None and "@" in url.split("://", 1)[1]:
+            problem = "must not carry credentials: put them in user and password"
+        if problem:
+            section.fail("url", problem)
+        name = section.get("table", str, table_id)
+        if not _TABLE_ID.fullmatch(name):
+            section.fail("table", f"{name!r} must be 1-32 of a-z, 0-9, '-', '_' (it names the club's keys)")
+        user, password = section.get("user", str, None), section.get("password", str, None)
+        for key, value in (("user", user), ("password", password)):
+            if value is not None and (not value or any(c.isspace() for c in value)):
+                section.fail(key, "must be non-empty, without spaces")
+        section.done()
+        return ClubConfig(url, name, user, password)
 
     def boards(self) -> BoardsConfig:
         section = self.root.table("boards")

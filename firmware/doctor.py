@@ -5,7 +5,8 @@ with AOF on and `appendfsync always` when the profile requires it (the Pi's), an
 table's writer lease (or the in-memory desktop store); every reader answering (an RC522 with its chip
 version and receiver gain); the display answering, and for an I2C panel the bus speed (400 kHz
 wanted); RPi.GPIO being rpi-lgpio's; the user in the groups that own the
-devices; and the service's state. Run it with the service stopped: they would claim the same GPIO.
+devices; the club, with [club] (its login, the table's name there, how far the copy has come); and
+the service's state. Run it with the service stopped: they would claim the same GPIO.
 Exit status 0 when nothing is wrong, 1 otherwise.
 """
 
@@ -69,6 +70,13 @@ def check_store(profile: Profile) -> list[Finding]:
     findings.append(Finding(True, f"writer lease of table {table}: " + (
         f"held by {describe(holder)} for {ttl:.0f} s more" if holder else f"free (no tablemate writes table {table} now)")))
     return findings
+
+
+def check_club(profile: Profile) -> list[Finding]:
+    """With [club]: the club's Redis takes this table's login, and how far the copy has come."""
+    from .club.health import check
+
+    return [Finding(ok, text) for ok, text in check(profile)]
 
 
 def check_readers(profile: Profile) -> list[Finding]:
@@ -163,7 +171,7 @@ def check_service() -> list[Finding]:
     return [Finding(True, f"service tablemate: {state} (run the doctor with it stopped; journalctl -u tablemate shows its log)")]
 
 
-CHECKS: tuple[Callable[[Profile], list[Finding]], ...] = (check_store, check_readers, check_display, check_i2c_speed,
+CHECKS: tuple[Callable[[Profile], list[Finding]], ...] = (check_store, check_club, check_readers, check_display, check_i2c_speed,
                                                           check_buttons, check_gpio, check_groups)
 
 

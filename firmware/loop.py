@@ -36,6 +36,15 @@ STOP_RETRY_S = 0.2
 
 
 @dataclass(frozen=True)
+class PartStatus:
+    """A side part of the table (the club uplink) is in `trouble` (a short line for the screen and
+    STATUS=), or well again (None); posted from the part's own thread."""
+
+    part: str
+    trouble: str | None
+
+
+@dataclass(frozen=True)
 class Stop:
     """Ends the loop (posted by stop())."""
 
@@ -188,6 +197,8 @@ class Loop:
                 self.table.turn(event.steps)
         elif isinstance(event, ReaderStatus):
             self.table.hardware(event.reader, f"Reader {event.number}: {event.short}" if event.problem else None)
+        elif isinstance(event, PartStatus):
+            self.table.hardware(event.part, event.trouble)
         else:
             log.warning("ignored an unknown event: %r", event)
             return

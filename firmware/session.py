@@ -75,12 +75,13 @@ class Session:
 
     @classmethod
     def start(cls, journal: Journal, name: str, players: list[str], options: dict | None = None, gid: str | None = None,
-              hints: bool = True) -> "Session":
-        """A new game: the engine checks the set-up, then the journal records it as current."""
+              hints: bool = True, cards: list[str | None] | None = None) -> "Session":
+        """A new game: the engine checks the set-up, then the journal records it as current (with the
+        seats player cards claimed, `cards`)."""
         game = engines.get(name)
         state = game.start(players, options)
         session = cls(journal, gid or new_gid(), name, list(state.players), dict(state.options), [state], hints=hints)
-        journal.begin_game(session.origin, name, session.players, session.options, hints)
+        journal.begin_game(session.origin, name, session.players, session.options, hints, cards)
         return session
 
     @classmethod

@@ -18,6 +18,7 @@ from engines import IllegalAction
 
 from .adapters import Adapter, adapter_for
 from .boards import Boards
+from .club.players import Players, Seating, is_card
 from .config import HintsConfig
 from .enrolment import Progress, guided
 from .flows import ANY_TAG, BACK, Choose, Flow, Replace, Running, Tap
@@ -25,6 +26,7 @@ from .journal import STORE_ERRORS, CorruptJournal, Journal, LeaseHeld, NoSuchGam
 from .journal.health import problems as store_problems
 from .journal.refusal import UNREACHABLE
 from .session import Session
+from .store import KeyClash, migrate_keys
 from .tagmap import TagEntry, TagMap
 from .views import ChooserView, FlashView, MessageView, OverView, Row, ScoreView, TapView, View
 
@@ -35,6 +37,8 @@ log = logging.getLogger(__name__)
 BOOT_RETRY_S = 1.0
 #: seconds between attempts to recover a game that halted the table (a `tablemate log repair` lets it play on)
 HALT_RETRY_S = 5.0
+#: seconds between two looks for names waiting for their player card (`tablemate players add`)
+PLAYERS_S = 2.0
 
 
 @dataclass
@@ -97,6 +101,10 @@ class Table:
         #: how many inputs were refused, and the last refusal's words (scripts report them)
         self.refusals = 0
         self.refusal = ""
+        self.players = Players(tags, journal.table)
+        #: the seats player cards claimed while a game is set up
+        self.seating = Seating()
+        self._players_at = 0.0
 
     # -- start-up --------------------------------------------------------------------------------
 
@@ -108,6 +116,7 @@ class Table:
         says so and waits: `tick()` tries again.
         """
         try:
+            self._migrate()
             self.journal.claim()
             if self._imports:
                 self.tags.set_many(self._imports)
@@ -117,6 +126,11 @@ class Table:
             session = Session.recover(self.journal)
         except (Refused, *STORE_ERRORS) as error:
             self._wait(error)
+            return
+        except KeyClash as error:
+            log.error("%s", error)
+            self.waiting = Trouble("Redis keys clash", str(error))
+            self._retry_at = self.clock() + BOOT_RETRY_S
             return
         except (CorruptJournal, NoSuchGame) as error:
             self.waiting = None
@@ -143,6 +157,12 @@ class Table:
             log.warning("cannot start yet: %s%s", waiting.detail, hint)
         self.waiting = waiting
         self._retry_at = self.clock() + BOOT_RETRY_S
+    def _migrate(self) -> None:
+        """Keys stored before they had a hash tag move under it, once (firmware.store.migrate_keys)."""
+        moved = migrate_keys(self.journal.client, self.journal.table)
+        if moved:
+            log.warning("table %s: %d keys moved under their Redis Cluster hash tag (%s)", self.journal.table, moved,
+                        self.journal.key("..."))
 
     def _halt(self, error: CorruptJournal | NoSuchGame) -> None:
         """The stored game cannot be replayed: say why and which command repairs it; retry later."""
@@ -239,6 +259,7 @@ class Table:
         if self.halted and self.session is None and self.running is None and self.clock() >= self._retry_at:
             changed = self._retry_halted() or changed
         changed = self.journal.tick(self.clock()) or changed
+        changed = self._ask_for_cards() or changed
         return self._take_notices() or changed
 
     def _take_notices(self) -> bool:
@@ -254,6 +275,25 @@ class Table:
                 log.warning("the tag map was gone from Redis: written again (%d tags)", len(self.tags.items()))
         except STORE_ERRORS as error:
             log.warning("the tag map could not be checked: %s", trouble(error).detail)
+        return True
+
+    def _ask_for_cards(self) -> bool:
+        """When a name waits for its player card and no question is on screen (set-up aside), ask for
+        the card; True when the screen changed."""
+        if (self.halted or self.flash or self.journal.offline or self.clock() < self._players_at
+                or not (self.running is None or self.setting_up)):
+            return False
+        self._players_at = self.clock() + PLAYERS_S
+        try:
+            waiting = self.players.pending()
+        except STORE_ERRORS:
+            return False
+        if not waiting:
+            return False
+        setting_up = self.setting_up
+        if setting_up:
+            self.running.cancel()
+        self._run(self._enrol_player(waiting[0]), lambda message: self._player_enrolled(message, setting_up))
         return True
 
     # -- what to show ----------------------------------------------------------------------------
@@ -329,6 +369,9 @@ class Table:
         request = self.running.request if self.running else None
         if isinstance(request, Tap) and request.kinds == ANY_TAG:
             self._answer((uid, entry))
+            return
+        if is_card(entry):  # set-up's questions are on screen while player cards claim their seats
+            self._claim(entry, seat)
             return
         if isinstance(request, Choose) and request.tap is None:
             raise IllegalAction("Answer first (undo=back)", f"a question is on screen: {request.question}")
@@ -459,6 +502,49 @@ class Table:
         self.halted = self.repair = None
         self.last_event = ""
 
+    # -- players ---------------------------------------------------------------------------------
+
+    @property
+    def setting_up(self) -> bool:
+        """A game is being set up (game, players, options: the home questions are on screen)."""
+        return self.running is not None and self._on_done == self._new_game
+
+    def _claim(self, entry: TagEntry, seat: int | None) -> None:
+        """A player card tapped: at set-up it claims the seat of its reader for that player."""
+        name = entry.descriptor["name"]
+        if not self.setting_up:
+            raise IllegalAction(f"{name}: tap at set-up", "a player card claims a seat while a game is set up")
+        if seat is None:
+            raise IllegalAction("Tap on your seat", "a player card claims the seat of the reader it is tapped on")
+        self.seating.claim(seat, entry)
+        self._show((name, f"takes seat {seat + 1}"), error=False)
+
+    def _enrol_player(self, name: str) -> Flow:
+        """Ask for `name`'s card (`tablemate players add`): the next tag tapped becomes it; ok: later
+        (it is asked again), undo: no card after all."""
+        answer = yield Tap(f"Card of {name}?", ANY_TAG, done="later", note="Tap a player card", back=True)
+        if answer is BACK:
+            self.players.cancel(name)
+            return f"{name}: no card"
+        if answer is None:
+            self._players_at = self.clock() + 60 * PLAYERS_S
+            return f"{name}: card later"
+        uid, existing = answer
+        if existing is not None:
+            keep = yield Choose.of(f"Already: {existing.label or existing.kind}", [("Keep it", True), (f"Make it {name}'s", False)])
+            if keep:
+                return f"{name}: no card yet"
+        self.players.enrol(uid, name)
+        return f"{name}: card enrolled"
+
+    def _player_enrolled(self, message: str, setting_up: bool) -> None:
+        """Back to what the table did before it asked for the card: the set-up, or the game."""
+        self._show((message,), error=False)
+        if setting_up or self.session is None:
+            self._start_home()
+        else:
+            self._follow_up()
+
     # -- home and menu ---------------------------------------------------------------------------
 
     def _start_home(self) -> None:
@@ -479,17 +565,21 @@ class Table:
         return name, self.settings.names(n), options, hints
 
     def _new_game(self, choice: tuple[str, list[str], dict, bool]) -> None:
-        self.new_game(*choice)
+        name, defaults, options, hints = choice
+        players, cards = self.seating.seat(defaults)
+        self.new_game(name, players, options, hints, cards=cards)
 
-    def new_game(self, name: str, players: list[str], options: dict, hints: bool = True, gid: str | None = None) -> None:
+    def new_game(self, name: str, players: list[str], options: dict, hints: bool = True, gid: str | None = None,
+                 cards: list[str | None] | None = None) -> None:
         """Start game `name` (abandoning an unfinished one, closing any open question) and ask what
-        its first move needs."""
+        its first move needs; `cards`: the seats player cards claimed."""
         if self.running is not None:
             self.running.cancel()
             self.running = None
         if self.session is not None and not self.session.game.is_over(self.session.state):
             self.journal.set_status(self.session.origin, "abandoned")
-        self._use(Session.start(self.journal, name, players, options, gid, hints))
+        self._use(Session.start(self.journal, name, players, options, gid, hints, cards))
+        self.seating = Seating()
         self._show((f"{self.session.game.title}", ", ".join(players)), error=False)
         self._follow_up()
 

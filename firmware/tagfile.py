@@ -9,9 +9,17 @@
     id = "nuernberg-2"
     city = "nuernberg"
 
+A player card (firmware.club.players) has no game:
+
+    [tags.04c3d2e1]
+    kind = "player"
+    label = "Zoé"
+    descriptor = { id = "p-5e1c09a4b2f7", name = "Zoé" }
+
 An import is checked as a whole before anything is written: every entry against its game's component
-description (engines.<game>.COMPONENTS), no UID twice, no component on two tags. One bad entry
-refuses the file, and the message names its line.
+description (engines.<game>.COMPONENTS), a player card's id against its UID, no UID twice, no
+component on two tags, no player on two cards. One bad entry refuses the file, and the message names
+its line.
 """
 
 import importlib
@@ -24,6 +32,7 @@ import tomli_w
 import engines
 from drivers.readers import normalise_uid as reader_uid
 
+from .club import players
 from .tagmap import TagEntry, normalise_uid
 
 
@@ -35,7 +44,8 @@ def export_text(entries: list[tuple[str, TagEntry]], table: str) -> str:
     header = f"# tablemate tag map of table {table!r}: {len(entries)} tags. Edit, then `tablemate tags import`.\n\n"
     data = {
         "tags": {
-            uid: {"game": e.game, "kind": e.kind, "label": e.label, "descriptor": e.descriptor} for uid, e in entries
+            uid: {**({} if players.is_card(e) else {"game": e.game}), "kind": e.kind, "label": e.label, "descriptor": e.descriptor}
+            for uid, e in entries
         }
     }
     return header + tomli_w.dumps(data)
@@ -67,10 +77,11 @@ def check_entries(raw_entries: Iterable[tuple[str, object, str]]) -> dict[str, T
             raise BadTagFile(f"{where}: {raw_uid!r} is not a tag UID ({error})") from None
         if uid in entries:
             raise BadTagFile(f"{where}: UID {uid} appears twice")
-        entry = _entry(where, raw)
-        key = (entry.game, entry.descriptor["id"])
+        entry = _entry(where, raw, uid)
+        key = ("player", entry.descriptor["name"].lower()) if players.is_card(entry) else (entry.game, entry.descriptor["id"])
         if key in components:
-            raise BadTagFile(f"{where}: component {key[1]!r} of {entry.game} is already on tag {components[key]}")
+            what = f"player {entry.label!r}" if players.is_card(entry) else f"component {key[1]!r} of {entry.game}"
+            raise BadTagFile(f"{where}: {what} is already on tag {components[key]}")
         components[key] = uid
         entries[uid] = entry
     return entries
@@ -84,7 +95,9 @@ def load(path: str | Path) -> dict[str, TagEntry]:
     return parse(text, str(path))
 
 
-def _entry(where: str, raw: object) -> TagEntry:
+def _entry(where: str, raw: object, uid: str) -> TagEntry:
+    if isinstance(raw, dict) and raw.get("kind") == players.KIND and raw.get("game", players.NO_GAME) == players.NO_GAME:
+        return _player(where, raw, uid)
     if not isinstance(raw, dict) or set(raw) - {"game", "kind", "label", "descriptor"} or not {"game", "kind", "descriptor"} <= set(raw):
         raise BadTagFile(f"{where}: an entry has game, kind, descriptor and optionally label")
     game, kind, label, descriptor = raw["game"], raw["kind"], raw.get("label", ""), raw["descriptor"]
@@ -96,6 +109,18 @@ def _entry(where: str, raw: object) -> TagEntry:
     if problem:
         raise BadTagFile(f"{where}: {problem}")
     return TagEntry(game, kind, descriptor, label)
+
+
+def _player(where: str, raw: dict, uid: str) -> TagEntry:
+    """A player card: kind "player", the player's name as label, descriptor {id, name}; no game (a
+    backup writes its game as "")."""
+    if set(raw) - {"game", "kind", "label", "descriptor"} or "descriptor" not in raw:
+        raise BadTagFile(f"{where}: a player card has kind, descriptor and optionally label (no game)")
+    label = raw.get("label", "")
+    problem = players.descriptor_problem(uid, raw["descriptor"], label)
+    if problem:
+        raise BadTagFile(f"{where}: {problem}")
+    return players.card(uid, raw["descriptor"]["name"])
 
 
 def _line_of(lines: list[str], uid: str) -> int:

@@ -584,6 +584,17 @@ run_doctor() {
     fi
 }
 
+# A table that uplinks to a club ([club] in its profile) needs its own user on the club's Redis: print
+# the ACL line for the club's owner to run there (docs/club.md). Nothing is changed here.
+print_club_acl() {
+    local command config
+    config=$(at "$CONFIG")
+    [ "$DRY_RUN" = 0 ] && [ -f "$config" ] && grep -q '^\[club\]' "$config" || return 0
+    command=$(at "$VENV/bin/tablemate")
+    say "Club: on the club server, run this once (redis-cli, as its admin) so this table may copy its games there:"
+    "$command" club-acl --config "$CONFIG" || warn "tablemate club-acl could not read [club] in $CONFIG: fix it, then run: tablemate club-acl --config $CONFIG"
+}
+
 finish() {
     local active reason
     if [ ${#REBOOT_REASONS[@]} -gt 0 ]; then
@@ -605,6 +616,7 @@ finish() {
             run systemctl start "$UNIT_NAME"
         fi
     fi
+    print_club_acl
     say "Check it: systemctl status tablemate; journalctl -u tablemate -f (more in README.md, section Raspberry Pi)"
     if [ "$DRY_RUN" = 1 ]; then
         say "Dry run: nothing was changed ($CHANGES changes would be made)."

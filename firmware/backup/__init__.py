@@ -219,7 +219,7 @@ def _restore_game(client, table: str, journal: Journal, game: GameRecord) -> tup
     if here is not None:
         gid = _free_gid(journal, game.gid)
     _write(client, table, GameRecord(gid, game.game, game.players, game.options, game.created, game.status,
-                                     game.entries, game.scores, game.hints), start=0)
+                                     game.entries, game.scores, game.hints, game.cards), start=0)
     if gid != game.gid:
         return f"{title}: this table holds a different game {game.gid}: both kept, the backup's as {gid}", gid
     return f"{title}: restored", gid
@@ -243,7 +243,7 @@ def _write(client, table: str, game: GameRecord, start: int) -> None:
     """Journal `game`'s entries after `start` (and its header when `start` is 0), as the table would."""
     journal = Journal(client, table, clock=lambda: game.created)
     if start == 0:
-        journal.begin_game(game.gid, game.game, game.players, game.options, game.hints)
+        journal.begin_game(game.gid, game.game, game.players, game.options, game.hints, game.cards)
     else:
         journal.adopt(journal.load(game.gid))
     entries = [action if kind == "action" else None for kind, action in game.entries[start:]]

@@ -46,6 +46,8 @@ KEYS = {
     "current": {"record", "gid"},
     "end": {"record", "records", "sha256"},
 }
+#: Keys a record may have besides (a game's player cards, only when a card claimed a seat)
+OPTIONAL = {"game": {"cards"}}
 
 
 class BadBackup(ValueError):
@@ -93,7 +95,8 @@ def dump(contents: Contents) -> str:
 def _game_record(game: GameRecord) -> dict:
     return {"record": "game", "gid": game.gid, "game": game.game, "players": game.players, "options": game.options,
             "created": game.created, "status": game.status, "scores": game.scores, "hints": game.hints,
-            "entries": [{"undo": True} if kind == "undo" else {"action": action} for kind, action in game.entries]}
+            "entries": [{"undo": True} if kind == "undo" else {"action": action} for kind, action in game.entries],
+            **({"cards": game.cards} if game.cards else {})}
 
 
 def parse(text: str, source: str) -> Contents:
@@ -150,9 +153,10 @@ def _header(source: str, header: dict) -> None:
 
 def _keys(source: str, number: int, record: dict) -> None:
     wanted = KEYS[record["record"]]
-    if set(record) != wanted:
+    if not wanted <= set(record) <= wanted | OPTIONAL.get(record["record"], set()):
         odd = sorted(set(record) ^ wanted)
-        raise BadBackup(f"{source}, line {number}: a {record['record']} record has exactly {', '.join(sorted(wanted))} "
+        optional = "".join(f" (and optionally {key})" for key in sorted(OPTIONAL.get(record["record"], ())))
+        raise BadBackup(f"{source}, line {number}: a {record['record']} record has exactly {', '.join(sorted(wanted))}{optional} "
                         f"(this one differs in {', '.join(odd)})")
 
 
@@ -246,13 +250,15 @@ class _Reader:
             (record["scores"] is None or isinstance(record["scores"], list), "scores is a list or null"),
             (isinstance(record["hints"], bool), "hints is true or false"),
             (isinstance(record["entries"], list), "entries is a list"),
+            (record.get("cards") is None or isinstance(record["cards"], list) and len(record["cards"]) == len(record["players"])
+             and all(c is None or isinstance(c, str) for c in record["cards"]), "cards is a player id or null per seat"),
         )
         for fine, message in checks:
             if not fine:
                 raise self.fail(number, what, message)
         entries = [self.entry(number, what, position, entry) for position, entry in enumerate(record["entries"], start=1)]
         game = GameRecord(gid, record["game"], record["players"], record["options"], float(record["created"]), record["status"],
-                          entries, record["scores"], record["hints"])
+                          entries, record["scores"], record["hints"], record.get("cards"))
         try:
             Session.from_record(None, game)
         except CorruptJournal as error:

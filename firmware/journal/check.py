@@ -161,7 +161,8 @@ def repair(journal: Journal, gid: str, truncate_at: int, backup_dir: Path) -> li
     file = backup_dir / f"tablemate-{journal.table}-{gid}-{stamp}.json"
     keep = [(entry_id, fields) for entry_id, fields in report.stream if entry_id != HEAD_ID][: truncate_at - 1]
     identity = report.identity
-    head = head_fields(identity["game"], identity["players"], identity["options"], identity["created"], identity["hints"])
+    head = head_fields(identity["game"], identity["players"], identity["options"], identity["created"], identity["hints"],
+                       identity["cards"])
     note = f"{stamp}: truncated at entry {truncate_at}-0; the stream before it is in {backup_key}:log and {file}"
 
     def rebuild(pipe: redis.client.Pipeline) -> None:

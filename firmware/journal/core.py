@@ -43,6 +43,12 @@ def new_gid(clock: float | None = None) -> str:
     return f"{stamp}-{secrets.token_hex(2)}"
 
 
+def _mget(r: redis.Redis | redis.client.Pipeline, *keys: str) -> list:
+    """MGET of keys of one table (one hash slot): as a command, since redis-py's Redis Cluster pipeline
+    refuses its mget() and publish() methods even where the keys, or no key, share the slot."""
+    return r.execute_command("MGET", *keys)
+
+
 class Diverged(Exception):
     """The store no longer holds what this process wrote of a game: `short` for the screen."""
 
@@ -201,9 +207,11 @@ class Journal:
 
     # -- writes ----------------------------------------------------------------------------------
 
-    def begin_game(self, gid: str, game: str, players: list[str], options: dict, hints: bool = True) -> None:
+    def begin_game(self, gid: str, game: str, players: list[str], options: dict, hints: bool = True,
+                   cards: list[str | None] | None = None) -> None:
+        """A new game; `cards`: per seat, the player card that claimed it (firmware.club.players)."""
         created = self.clock()
-        head = head_fields(game, players, options, created, hints)
+        head = head_fields(game, players, options, created, hints, cards)
         identity = parse_identity(gid, head, "header")
         self._active = self._mirrors[gid] = Mirror(gid, identity, head, {"status": "playing", "scores": ""})
         self._queue_op(Op(self._active, "begin"))
@@ -211,7 +219,7 @@ class Journal:
     def adopt(self, record: GameRecord) -> None:
         """Make game `record` (as load() read it) the one this journal writes: the table recovered it."""
         identity = record.identity()
-        head = head_fields(record.game, record.players, record.options, record.created, record.hints)
+        head = head_fields(record.game, record.players, record.options, record.created, record.hints, record.cards)
         state = {"status": record.status, "scores": json.dumps(record.scores) if record.scores is not None else "", **record.notes}
         mirror = Mirror(record.gid, identity, head, state, list(record.raw), len(record.raw), True, record.head is not None)
         if record.head is not None:
@@ -309,7 +317,7 @@ class Journal:
 
     def _look(self, r: redis.Redis, mirror: Mirror) -> Seen:
         """What the store holds of `mirror`'s game; Refused when another process holds the lease."""
-        holder, current = r.mget(self.lease_key, self.key("current"))
+        holder, current = _mget(r, self.lease_key, self.key("current"))
         self._may_write(holder)
         try:
             info = self._stream_info(r, self.log_key(mirror.gid))
@@ -395,7 +403,7 @@ class Journal:
         results of the game's own commands. `games` is an index: a failure to update it (the key
         holding another type) is logged, never a reason to write the game again."""
         pipe.set(self.lease_key, self.me.text, px=int(lease.TTL_S * 1000))
-        pipe.publish(self.key("updates"), json.dumps(update))
+        pipe.execute_command("PUBLISH", self.key("updates"), json.dumps(update))  # see _mget
         pipe.zadd(self.key("games"), {gid: mirror.identity["created"]})
         *results, _, _, listed = pipe.execute(raise_on_error=False)
         if isinstance(listed, Exception):
@@ -425,7 +433,7 @@ class Journal:
         old = mirror.gid
 
         def write(pipe: redis.client.Pipeline) -> str:
-            holder, _ = pipe.mget(self.lease_key, self.key("current"))
+            holder, _ = _mget(pipe, self.lease_key, self.key("current"))
             self._may_write(holder)
             try:
                 stored = pipe.xrange(self.log_key(old))

@@ -13,8 +13,9 @@ from typing import Any
 
 #: the header's entry in the stream: the lowest id XADD accepts, below every action's `{n}-0`
 HEAD_ID = "0-1"
-#: the header fields that never change once a game has begun: they say which game it is
-IDENTITY = ("game", "players", "options", "created", "hints")
+#: the header fields that never change once a game has begun: they say which game it is (`cards`, the
+#: seats player cards claimed, only when a card claimed one)
+IDENTITY = ("game", "players", "options", "created", "hints", "cards")
 #: header fields that link or explain (a game written again under a new gid, a repair)
 NOTES = ("forked_from", "forked_to", "fork_reason", "repaired")
 _ENTRY_ID = re.compile(r"([0-9]+)-0")
@@ -64,6 +65,8 @@ class GameRecord:
     scores: list[dict] | None = None
     #: whether the table shows hints for this game (a table setting, not a rule option)
     hints: bool = True
+    #: per seat, the id of the player whose card claimed it (None: a default name); None: no card at all
+    cards: list[str | None] | None = None
     #: forked_from, forked_to, fork_reason, repaired: when the game was written again or repaired
     notes: dict[str, str] = field(default_factory=dict)
     #: the stored fields of entry 0-1 (None: a game stored before it existed) and of every entry load() read
@@ -86,12 +89,14 @@ class GameRecord:
         return {"game": self.game, "players": self.players, "options": self.options}
 
     def identity(self) -> dict[str, Any]:
-        return {"game": self.game, "players": self.players, "options": self.options, "created": self.created, "hints": self.hints}
+        return {"game": self.game, "players": self.players, "options": self.options, "created": self.created, "hints": self.hints,
+                "cards": self.cards}
 
 
-def head_fields(game: str, players: list[str], options: dict, created: float, hints: bool) -> dict[str, str]:
+def head_fields(game: str, players: list[str], options: dict, created: float, hints: bool,
+                cards: list[str | None] | None = None) -> dict[str, str]:
     """The identity fields as stored, in entry 0-1 and in the hash."""
-    return {
+    fields = {
         "kind": "header",
         "game": game,
         "players": json.dumps(players),
@@ -99,6 +104,9 @@ def head_fields(game: str, players: list[str], options: dict, created: float, hi
         "created": repr(created),
         "hints": "on" if hints else "off",
     }
+    if cards:
+        fields["cards"] = json.dumps(cards)
+    return fields
 
 
 def entry_fields(action: dict | None, at: float) -> dict[str, str]:
@@ -118,12 +126,16 @@ def parse_identity(gid: str, fields: dict[str, str], where: str) -> dict[str, An
             "options": json.loads(fields["options"]),
             "created": float(fields["created"]),
             "hints": fields.get("hints", "on") != "off",
+            "cards": json.loads(fields["cards"]) if fields.get("cards") else None,
         }
     except (KeyError, ValueError, TypeError) as error:
         raise CorruptJournal(gid, f"unreadable {where} ({error})") from None
-    players, options = identity["players"], identity["options"]
+    players, options, cards = identity["players"], identity["options"], identity["cards"]
     if not (isinstance(players, list) and all(isinstance(p, str) for p in players) and isinstance(options, dict)):
         raise CorruptJournal(gid, f"unreadable {where} (players must be names, options an object)")
+    if cards is not None and not (isinstance(cards, list) and len(cards) == len(players)
+                                  and all(c is None or isinstance(c, str) for c in cards)):
+        raise CorruptJournal(gid, f"unreadable {where} (cards must be a player id or null per seat)")
     return identity
 
 

@@ -45,13 +45,6 @@ def create_app(store_url: str, table: str, max_viewers: int = 50) -> Guard:
     reader = Reader(connect(store_url), table)
     view = View(reader)
     hub = Hub(store_url, reader.journal.key("updates"), view.snapshot, max_viewers)
-
-    @asynccontextmanager
-    async def lifespan(app: Starlette):
-        await hub.start()
-        yield
-        await hub.stop()
-
     routes = [
         Route("/", view.live_page, name="live"),
         Route("/games", view.games_page, name="games"),
@@ -59,7 +52,7 @@ def create_app(store_url: str, table: str, max_viewers: int = 50) -> Guard:
         Route("/api/state", view.api_state, name="api_state"),
         Route("/api/games", view.api_games, name="api_games"),
         Route("/api/games/{gid}", view.api_game, name="api_game"),
-        Route("/events", _events(hub), name="events"),
+        Route("/events", sse_endpoint(hub), name="events"),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     handlers = {
@@ -68,11 +61,38 @@ def create_app(store_url: str, table: str, max_viewers: int = 50) -> Guard:
         CorruptJournal: view.error(500, "Unreadable game"),
         HTTPException: view.http_error,
     }
+    app = guarded(routes, handlers, hub)
+    view.router = app.app.router
+    return app
+
+
+def guarded(routes: list, handlers: dict, hub: Hub) -> Guard:
+    """The app of `routes`, its live `hub` started and stopped with it, behind the guard (the live
+    view's and the club page's)."""
+    @asynccontextmanager
+    async def lifespan(app: Starlette):
+        await hub.start()
+        yield
+        await hub.stop()
+
     app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
     app.router.redirect_slashes = False  # its redirects would echo the request's Host header
     app.state.hub = hub
-    view.router = app.router
     return Guard(app)
+
+
+def environment(*folders: Path) -> jinja2.Environment:
+    """The pages' templates: those in `folders` first (the club page's), then the view's own, with
+    every value escaped and the view's filters."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader([*folders, HERE / "templates"]),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(label=label, when=_when, lines=_lines)
+    return env
 
 
 def hub_of(app: Guard) -> Hub:
@@ -80,21 +100,43 @@ def hub_of(app: Guard) -> Hub:
     return app.app.state.hub
 
 
-class View:
+class ErrorPages:
+    """Errors as pages, or as JSON under the `data` paths (the live view's and the club page's).
+    Subclasses render templates (`render`) and say what an outage is (`down`)."""
+
+    down = DOWN
+    data: tuple[str, ...] = ("/api/",)
+
+    def render(self, name: str, **context: Any) -> str:
+        raise NotImplementedError
+
+    def error(self, status: int, heading: str):
+        def handle(request: Request, error: Exception) -> Response:
+            return self.respond_error(request, status, heading, str(error) if status != 503 else self.down)
+
+        return handle
+
+    def http_error(self, request: Request, error: HTTPException) -> Response:
+        headings = {404: "Not found", 405: "Not allowed", 503: "Busy"}
+        message = error.detail if error.status_code != 404 else f"there is no page at {request.url.path}"
+        return self.respond_error(request, error.status_code, headings.get(error.status_code, "Error"), message, error.headers)
+
+    def respond_error(self, request: Request, status: int, heading: str, message: str, headers: Any = None) -> Response:
+        if request.url.path.startswith(self.data):
+            return JSONResponse({"error": message}, status_code=status, headers=headers)
+        retry = RETRY_S if status == 503 else None
+        page = self.render("error.html", here="error", status=status, heading=heading, message=message, retry=retry)
+        return HTMLResponse(page, status_code=status, headers=headers)
+
+
+class View(ErrorPages):
     """The pages and JSON endpoints (plain functions: Starlette runs them in its thread pool)."""
 
     def __init__(self, reader: Reader):
         self.reader = reader
         self.router: Any = None
-        self.env = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(HERE / "templates"),
-            autoescape=True,
-            undefined=jinja2.StrictUndefined,
-            trim_blocks=True,
-            lstrip_blocks=True,
-        )
+        self.env = environment()
         self.env.globals.update(path=self._path, table=reader.table)
-        self.env.filters.update(label=label, when=_when, lines=_lines)
         self._state_body: tuple[Replay | None, bytes] | None = None
 
     def _path(self, _name: str, **params: Any) -> str:
@@ -159,28 +201,7 @@ class View:
         replay = self.reader.game(request.path_params["gid"])
         return Response(_json(replay.payload("full")), media_type="application/json")
 
-    # -- errors -------------------------------------------------------------------------------------
-
-    def error(self, status: int, heading: str):
-        def handle(request: Request, error: Exception) -> Response:
-            return self.respond_error(request, status, heading, str(error) if status != 503 else DOWN)
-
-        return handle
-
-    def http_error(self, request: Request, error: HTTPException) -> Response:
-        headings = {404: "Not found", 405: "Not allowed", 503: "Busy"}
-        message = error.detail if error.status_code != 404 else f"there is no page at {request.url.path}"
-        return self.respond_error(request, error.status_code, headings.get(error.status_code, "Error"), message, error.headers)
-
-    def respond_error(self, request: Request, status: int, heading: str, message: str, headers: Any = None) -> Response:
-        if request.url.path.startswith("/api/"):
-            return JSONResponse({"error": message}, status_code=status, headers=headers)
-        retry = RETRY_S if status == 503 else None
-        page = self.render("error.html", here="error", status=status, heading=heading, message=message, retry=retry)
-        return HTMLResponse(page, status_code=status, headers=headers)
-
-
-def _events(hub: Hub):
+def sse_endpoint(hub: Hub):
     async def events(request: Request) -> Response:
         """Server-sent events: the live panel now, then after every change at the table."""
         if request.method == "HEAD":

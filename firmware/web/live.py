@@ -39,9 +39,17 @@ class Snapshot(NamedTuple):
 
 
 class Hub:
-    def __init__(self, store_url: str, channel: str, compute: Callable[[], Snapshot], max_viewers: int = 50):
+    def __init__(self, store_url: str, channel: str, compute: Callable[[], Snapshot], max_viewers: int = 50, *,
+                 pattern: bool = False, client: Callable[[], redis.Redis] | None = None,
+                 heard: Callable[[str], None] | None = None):
+        """`channel` is a pattern (PSUBSCRIBE: the club page follows every table) when `pattern`;
+        `client` makes the listener's connection (default: `connect(store_url)`); `heard(channel)`
+        is told, from the listener's thread, the channel of every message before it is computed."""
         self.store_url = store_url
         self.channel = channel
+        self.pattern = pattern
+        self._client = client or (lambda: connect(store_url))
+        self._heard = heard
         self.compute = compute
         self.max_viewers = max_viewers
         self.followers = 0
@@ -84,14 +92,17 @@ class Hub:
         while not self._stopping.is_set():
             pubsub = None
             try:
-                pubsub = connect(self.store_url).pubsub(ignore_subscribe_messages=True)
-                pubsub.subscribe(self.channel)
+                pubsub = self._client().pubsub(ignore_subscribe_messages=True)
+                (pubsub.psubscribe if self.pattern else pubsub.subscribe)(self.channel)
                 if down:
                     log.warning("live updates resumed")
                 down = False
                 self._notify("subscribed")
                 while not self._stopping.is_set():
-                    if pubsub.get_message(timeout=POLL_S) is not None:
+                    message = pubsub.get_message(timeout=POLL_S)
+                    if message is not None:
+                        if self._heard is not None:
+                            self._heard(message["channel"])
                         self._notify("update")
             except (*OUTAGE, redis.RedisError) as error:  # a refusal too (a password asked): try again later
                 if not down:

@@ -59,10 +59,16 @@ class Reader:
         """Summaries of the newest HISTORY games, newest first, and how many games are stored in all."""
         with _store():
             gids = self.journal.games()
+            return self.summaries(gids[::-1][:HISTORY]), len(gids)
+
+    def summaries(self, gids: list[str] | None = None) -> list[dict]:
+        """Summaries of games `gids` (every stored game, oldest first, when None): each replayed once
+        for as long as its entry count stays the same."""
+        with _store():
+            gids = self.journal.games() if gids is None else gids
             current = self.journal.current()
-            shown = gids[::-1][:HISTORY]
-            lengths = self.journal.lengths(shown)
-            return [self._summary(gid, n, gid == current) for gid, n in zip(shown, lengths)], len(gids)
+            lengths = self.journal.lengths(gids)
+            return [self._summary(gid, n, gid == current) for gid, n in zip(gids, lengths)]
 
     # -- internals ---------------------------------------------------------------------------------
 
@@ -108,7 +114,8 @@ class Reader:
             return {"gid": gid, "error": "no stored header"}
         except CorruptJournal as error:
             return {"gid": gid, "error": str(error)}
-        summary = {"gid": gid, "game": record.game, "players": record.players, "created": record.created, "entries": len(record.entries)}
+        summary = {"gid": gid, "game": record.game, "players": record.players, "cards": record.cards, "created": record.created,
+                   "entries": len(record.entries)}
         try:
             game = engines.get(record.game)
             state = game.replay(record.players, record.options, record.actions)

@@ -91,9 +91,11 @@ class Background:
     """
 
     def __init__(
-        self, store_url: str, table: str, bind: str = DEFAULT_BIND, port: int = DEFAULT_PORT, log_level: str = "warning",
-        on_failure: Callable[[str], None] | None = None, app=None, **app_options
+        self, store_url: str | None, table: str | None, bind: str = DEFAULT_BIND, port: int = DEFAULT_PORT,
+        log_level: str = "warning", on_failure: Callable[[str], None] | None = None, app=None, **app_options
     ):
+        """The view of `table` at `store_url`, or `app` (another app built like it: the club page, the
+        simulator); `on_failure` hears why the server stopped when nobody asked it to."""
         self.server = Server(config(app or create_app(store_url, table, **app_options), bind, port, log_level))
         self.on_failure = on_failure
         self.thread = threading.Thread(target=self._serve, name="tablemate-web", daemon=True)

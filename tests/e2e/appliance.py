@@ -24,9 +24,12 @@ ROOT = Path(__file__).parents[2]
 POLL_MS, GAP_MS, BOUNCE_MS = 5, 15, 5
 
 
-def write_profile(path: Path, url: str, table: str = "t1") -> Path:
-    """The demos' profile on store `url` and table `table`, with a dummy display and quick hands."""
+def write_profile(path: Path, url: str, table: str = "t1", club: dict | None = None) -> Path:
+    """The demos' profile on store `url` and table `table`, with a dummy display and quick hands, and
+    `club` as its [club] section when given."""
     data = tomllib.loads(PROFILE.read_text(encoding="utf-8"))
+    if club is not None:
+        data["club"] = club
     data["table"]["id"] = table
     data["store"]["url"] = url
     data["display"] = {"driver": "dummy"}
@@ -44,9 +47,9 @@ def script_seconds(lines: list[str]) -> float:
 class Appliance:
     """One table's appliance, started again and again on the same profile, store and tag file."""
 
-    def __init__(self, directory: Path, url: str, tags: dict[str, TagEntry], table: str = "t1"):
+    def __init__(self, directory: Path, url: str, tags: dict[str, TagEntry], table: str = "t1", club: dict | None = None):
         self.directory = directory
-        self.profile = write_profile(directory / "profile.toml", url, table)
+        self.profile = write_profile(directory / "profile.toml", url, table, club)
         self.tags = directory / "tags.toml"
         self.tags.write_text(tagfile.export_text(sorted(tags.items()), table), encoding="utf-8")
         self.process: subprocess.Popen | None = None

@@ -218,12 +218,12 @@ def test_a_corrupt_entry_halts_the_table_until_the_command_it_names_repairs_the_
 
 #: what is done to a stored game's header, and what `status` and `log export` say (None: they show it)
 HEADER_DAMAGE = {
-    "hash deleted": (lambda r, gid: r.delete(f"tablemate:t1:game:{gid}"), None),
-    "hash and entry 0-1 deleted": (lambda r, gid: (r.delete(f"tablemate:t1:game:{gid}"), r.xdel(f"tablemate:t1:game:{gid}:log", "0-1")),
+    "hash deleted": (lambda r, gid: r.delete(f"tablemate:{{t1}}:game:{gid}"), None),
+    "hash and entry 0-1 deleted": (lambda r, gid: (r.delete(f"tablemate:{{t1}}:game:{gid}"), r.xdel(f"tablemate:{{t1}}:game:{gid}:log", "0-1")),
                                    "its header is missing (no header hash and no entry 0-1)"),
-    "hash unreadable, no entry 0-1": (lambda r, gid: (r.hset(f"tablemate:t1:game:{gid}", "players", "{oops"),
-                                                      r.xdel(f"tablemate:t1:game:{gid}:log", "0-1")), "unreadable header ("),
-    "everything deleted": (lambda r, gid: r.delete(f"tablemate:t1:game:{gid}", f"tablemate:t1:game:{gid}:log"),
+    "hash unreadable, no entry 0-1": (lambda r, gid: (r.hset(f"tablemate:{{t1}}:game:{gid}", "players", "{oops"),
+                                                      r.xdel(f"tablemate:{{t1}}:game:{gid}:log", "0-1")), "unreadable header ("),
+    "everything deleted": (lambda r, gid: r.delete(f"tablemate:{{t1}}:game:{gid}", f"tablemate:{{t1}}:game:{gid}:log"),
                            "no game '{gid}' is stored at table 't1'"),
 }
 

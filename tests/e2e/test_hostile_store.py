@@ -73,10 +73,10 @@ def assert_kept(table: Playing, url: str) -> str:
 
 
 TAMPER = {
-    "stream deleted": lambda r, gid: r.delete(f"tablemate:t1:game:{gid}:log"),
-    "header deleted": lambda r, gid: r.delete(f"tablemate:t1:game:{gid}"),
-    "current deleted": lambda r, gid: r.delete("tablemate:t1:current"),
-    "an entry deleted": lambda r, gid: r.xdel(f"tablemate:t1:game:{gid}:log", "3-0"),
+    "stream deleted": lambda r, gid: r.delete(f"tablemate:{{t1}}:game:{gid}:log"),
+    "header deleted": lambda r, gid: r.delete(f"tablemate:{{t1}}:game:{gid}"),
+    "current deleted": lambda r, gid: r.delete("tablemate:{t1}:current"),
+    "an entry deleted": lambda r, gid: r.xdel(f"tablemate:{{t1}}:game:{gid}:log", "3-0"),
     "FLUSHALL": lambda r, gid: r.flushall(),
 }
 SAID = {"stream deleted": "Game gone from Redis", "header deleted": "Game header gone", "current deleted": "Current game lost",
@@ -89,7 +89,7 @@ SAID = {"stream deleted": "Game gone from Redis", "header deleted": "Game header
 def test_what_vanishes_from_the_store_is_written_again_from_memory_under_the_same_gid(redis_server, tamper, noticed):
     table, statuses = playing(redis_server.url, 12)
     gid, client = table.session.gid, connect(redis_server.url)
-    tags = client.hgetall("tablemate:t1:tags")
+    tags = client.hgetall("tablemate:{t1}:tags")
     TAMPER[tamper](client, gid)
     if noticed == "while idle":
         table.rig.hands.passes(CHECK_S + 0.1)
@@ -99,13 +99,13 @@ def test_what_vanishes_from_the_store_is_written_again_from_memory_under_the_sam
     assert f"; {SAID[tamper]}: game {gid} saved again" in " | ".join(statuses.lines)
     for _ in range(5):
         table.play_next()
-    assert client.hgetall("tablemate:t1:tags") == tags  # FLUSHALL took the tag map too: it was written again
+    assert client.hgetall("tablemate:{t1}:tags") == tags  # FLUSHALL took the tag map too: it was written again
     assert assert_kept(table, redis_server.url) == gid
 
 
 def change_entry(client, gid: str, number: int) -> None:
     """Entry `number` of the game's stream rewritten with another action (the stream rebuilt)."""
-    key = f"tablemate:t1:game:{gid}:log"
+    key = f"tablemate:{{t1}}:game:{gid}:log"
     entries = client.xrange(key)
     client.delete(key)
     for entry_id, fields in entries:
@@ -123,15 +123,15 @@ def test_data_the_table_did_not_write_is_left_alone_and_the_game_moves_to_a_new_
         said = "Game changed in Redis"
     else:
         foreign = {"kind": "action", "at": "1.0", "action": json.dumps({"type": "withdraw", "player": 1})}
-        client.xadd(f"tablemate:t1:game:{old}:log", foreign, id=f"{table.session.entries + 1}-0")
+        client.xadd(f"tablemate:{{t1}}:game:{old}:log", foreign, id=f"{table.session.entries + 1}-0")
         table.play_next()
         said = "Another table writes as t1"
     new = table.session.gid
     assert new != old and f"; {said}: game {old} saved again as game {new}" in " | ".join(statuses.lines)
-    stored_old = client.xrange(f"tablemate:t1:game:{old}:log")
+    stored_old = client.xrange(f"tablemate:{{t1}}:game:{old}:log")
     for _ in range(4):
         table.play_next()
-    assert client.xrange(f"tablemate:t1:game:{old}:log") == stored_old  # what is not ours stays as it was
+    assert client.xrange(f"tablemate:{{t1}}:game:{old}:log") == stored_old  # what is not ours stays as it was
     journal = Journal(client, "t1")
     assert journal.load(old).notes == {"forked_to": new} and journal.load(new).notes["forked_from"] == old
     assert assert_kept(table, redis_server.url) == new
@@ -239,7 +239,7 @@ def test_a_second_table_with_the_same_id_writes_nothing_until_the_first_is_gone_
         first.close()
 
     client = connect(redis_server.url)
-    client.set("tablemate:t1:writer", OTHER_PI.text, px=1500)  # another Pi took the lease while this one was cut off
+    client.set("tablemate:{t1}:writer", OTHER_PI.text, px=1500)  # another Pi took the lease while this one was cut off
     uids = {entry.descriptor["id"]: uid for uid, entry in tags.items()}
     pilot = Autopilot(second.table, second, lambda d: uids[d["id"]])
     second.app.loop.notifier = statuses = StatusLog()
@@ -247,7 +247,7 @@ def test_a_second_table_with_the_same_id_writes_nothing_until_the_first_is_gone_
     assert second.table.view().offline and second.table.journal.pending
     assert f"; another table writes as t1: other-pi (pid 4321) holds its writer lease, {second.table.journal.pending} waiting" in statuses.lines[-1]
     assert stored_game(redis_server.url) == stored
-    wait_for(lambda: client.get("tablemate:t1:writer") is None)  # its lease expired: it stopped
+    wait_for(lambda: client.get("tablemate:{t1}:writer") is None)  # its lease expired: it stopped
     second.hands.passes(0.2)
     assert second.table.journal.pending == 0 and canonical(stored_game(redis_server.url)[1]) == canonical(game[: len(actions) + 1])
     second.close()

@@ -302,3 +302,27 @@ def test_run_script_plays_in_virtual_time_names_each_refused_step_and_ends_with_
     assert [s["total"] for s in game["scores"]] == [s.total for s in game_rules.scores(final)]
     assert out.startswith(f"{script}: played {len(lines) - 1} steps. Thurn und Taxis ({game['gid']}), {game['phase']}\n")
     assert out.rstrip().endswith(f"Winner{'s' * (len(winners) > 1)}: {', '.join(winners)}")
+
+
+def test_players_add_list_rename_forget_and_club_acl(tmp_path, capsys):
+    from firmware.club.players import Players, player_id
+    from firmware.store import connect
+    from firmware.tagmap import TagMap
+
+    url = f"memory://cli-players-{tmp_path.name}"
+    profile = tmp_path / "profile.toml"
+    profile.write_text(with_store((ROOT / "config" / "desktop.toml").read_text(), url))
+    config = ["--config", str(profile)]
+    assert main(["players", "add", "Zoé", *config]) == 0
+    assert main(["players", "add", "Zoé", *config]) == 2 and "already waits" in capsys.readouterr().err
+    Players(TagMap(connect(url), "desktop"), "desktop").enrol("0a0b0c0d", "Zoé")  # the table, when the card is tapped
+    assert main(["players", "list", *config]) == 0
+    assert capsys.readouterr().out.split() == ["Zoé", "card", "0a0b0c0d", "id", player_id("0a0b0c0d")]
+    assert main(["players", "rename", "zoé", "Zoe", *config]) == 0
+    assert main(["players", "forget", "Zoé", *config]) == 2 and "no player card for 'Zoé'; the players are: Zoe" in capsys.readouterr().err
+    assert main(["players", "forget", "Zoe", *config]) == 0 and "card 0a0b0c0d of Zoe forgotten" in capsys.readouterr().out
+    assert main(["club-acl", *config]) == 2 and "has no [club] section" in capsys.readouterr().err
+    with profile.open("a") as out:
+        out.write('\n[club]\nurl = "redis://club:6379/0"\ntable = "back-room"\nuser = "table-back-room"\npassword = "s3cret"\n')
+    assert main(["club-acl", *config]) == 0
+    assert capsys.readouterr().out.startswith("ACL SETUSER table-back-room on resetpass >s3cret resetkeys ~tablemate:{back-room}:* ")

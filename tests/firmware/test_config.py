@@ -159,6 +159,13 @@ def test_oled_care_keys_are_read_and_0_turns_a_step_off(tmp_path):
             display.shift_every_min, display.stopped_off_after_min) == (200, 0, 0, 30, 0, 0)
 
 
+def test_club_defaults_to_the_table_id_and_takes_a_cluster(tmp_path):
+    club = load_profile(write(tmp_path, BASE + '\n[club]\nurl = "redis+cluster://10.0.0.5:7000,10.0.0.6:7000"\nuser = "table-t1"\n'
+                                                 'password = "s3cret"\n')).club
+    assert (club.url, club.table, club.user, club.password) == ("redis+cluster://10.0.0.5:7000,10.0.0.6:7000", "t1", "table-t1", "s3cret")
+    assert load_profile(write(tmp_path, BASE)).club is None
+
+
 def test_defaults_and_hints_per_game(tmp_path):
     profile = load_profile(write(tmp_path, BASE + '\n[hints]\nenabled = false\n[hints.games]\ntaj_mahal = true\n'))
     assert profile.reader_timing.poll_ms == 50 and profile.reader_timing.gap_ms == 500
@@ -282,6 +289,13 @@ def test_missing_required_keys_are_named(tmp_path, text, fragments):
     (BASE + "\n[reader_timing]\npoll_ms = 100\ngap_ms = 250\n", ("reader_timing.gap_ms: 250 must be at least 3 x",)),
     (BASE + '\n[web]\nbind = "pi.local"\n', ("web.bind: 'pi.local' must be an IP address",)),
     (BASE + "\n[web]\nport = 0\n", ("web.port: 0 is outside 1..65535",)),
+    (replace('url = "memory://"', 'url = "redis+cluster://node1:7000/0"'), ("store.url: ", "a cluster has no database number")),
+    (BASE + '\n[club]\nurl = "memory://club"\n', ("club.url: must be the club server's Redis, not memory://",)),
+    (BASE + '\n[club]\nurl = "redis://t1:secret@club:6379/0"\n', ("club.url: must not carry credentials",)),
+    (BASE + '\n[club]\nurl = "redis://club:6379/0"\ntable = "Back Room"\n', ("club.table: 'Back Room' must be 1-32 of",)),
+    (BASE + '\n[club]\nurl = "redis://club:6379/0"\npassword = ""\n', ("club.password: must be non-empty",)),
+    (BASE + '\n[club]\ntable = "t1"\n', ("club.url: is required",)),
+    (BASE + '\n[club]\nurl = "redis://club:6379/0"\nuser = "t1"\npasswd = "x"\n', ("club.passwd: unknown key",)),
     (BASE + "\n[web]\nenable = true\n", ("web.enable: unknown key",)),
     (replace('[buttons]\ndriver = "gpio"', '[buttons]\ndriver = "gpio"\nbounce_ms = 50\nhold_ms = 40'),
      ("buttons.hold_ms: 40 is outside 51..10000",)),

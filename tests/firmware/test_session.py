@@ -81,11 +81,11 @@ def test_status_follows_the_end_of_the_game_and_its_undo(journal):
     session = Session.start(journal, log.game, log.players, log.options, gid="g1")
     for action in log.actions:
         session.apply(action)
-    header = journal.client.hgetall("tablemate:t1:game:g1")
+    header = journal.client.hgetall("tablemate:{t1}:game:g1")
     assert header["status"] == "over"
     assert [s["total"] for s in json.loads(header["scores"])] == [s.total for s in session.game.scores(session.state)]
     assert session.undo()
-    assert journal.client.hget("tablemate:t1:game:g1", "status") == "playing"
+    assert journal.client.hget("tablemate:{t1}:game:g1", "status") == "playing"
 
 
 def test_replace_journals_the_undo_and_the_new_action_together(journal):
@@ -106,11 +106,11 @@ def test_recovery_mends_a_status_the_stop_left_behind(journal):
     session = Session.start(journal, log.game, log.players, log.options, gid="g1")
     for action in log.actions:
         session.apply(action)
-    journal.client.hset("tablemate:t1:game:g1", "status", "playing")  # killed before the status write
+    journal.client.hset("tablemate:{t1}:game:g1", "status", "playing")  # killed before the status write
     Session.recover(journal).mend()
-    assert journal.client.hget("tablemate:t1:game:g1", "status") == "over"
+    assert journal.client.hget("tablemate:{t1}:game:g1", "status") == "over"
     session = Session.recover(journal)
     session.undo()
-    journal.client.hset("tablemate:t1:game:g1", "status", "over")  # killed between the undo and its status write
+    journal.client.hset("tablemate:{t1}:game:g1", "status", "over")  # killed between the undo and its status write
     Session.recover(journal).mend()
-    assert journal.client.hget("tablemate:t1:game:g1", "status") == "playing"
+    assert journal.client.hget("tablemate:{t1}:game:g1", "status") == "playing"

@@ -238,7 +238,7 @@ def test_a_corrupt_journal_halts_with_its_reason(store):
     table = new_game(store)
     table.tag(uid("ulm"))
     client, _ = store
-    client.xadd(f"tablemate:t1:game:{table.session.gid}:log", {"kind": "action", "action": "{oops"}, id="2-0")
+    client.xadd(f"tablemate:{{t1}}:game:{table.session.gid}:log", {"kind": "action", "action": "{oops"}, id="2-0")
     halted = make_table(store)
     view = halted.view()
     assert isinstance(view, MessageView) and "entry 2-0" in view.lines[0]

@@ -14,6 +14,7 @@ import pytest
 
 UNIT = Path(__file__).parents[2] / "systemd" / "tablemate.service"
 COMPANION = UNIT.with_name("tablemate-panel-off.service")
+CLUB = UNIT.with_name("tablemate-club.service")
 PROGRAM = "/opt/tablemate/venv/bin/tablemate"
 ANALYZE = shutil.which("systemd-analyze")
 needs_analyze = pytest.mark.skipif(ANALYZE is None, reason="systemd-analyze is not installed (.ci/run installs systemd)")
@@ -49,7 +50,7 @@ def verify(unit: Path) -> subprocess.CompletedProcess:
 
 
 @needs_analyze
-@pytest.mark.parametrize("unit", [UNIT, COMPANION], ids=lambda unit: unit.name)
+@pytest.mark.parametrize("unit", [UNIT, COMPANION, CLUB], ids=lambda unit: unit.name)
 def test_systemd_analyze_verify_is_silent(tmp_path, unit):
     result = verify(verifiable_copy(tmp_path, unit.read_text(), unit.name))
     assert (result.returncode, result.stdout + result.stderr) == (0, "")
@@ -64,7 +65,7 @@ def test_verify_speaks_up_about_a_broken_unit(tmp_path, change):
 
 
 @needs_analyze
-@pytest.mark.parametrize("unit", [UNIT, COMPANION], ids=lambda unit: unit.name)
+@pytest.mark.parametrize("unit", [UNIT, COMPANION, CLUB], ids=lambda unit: unit.name)
 def test_exposure_stays_at_most_2_0(tmp_path, unit):
     """systemd's own score of the sandbox (0 = locked down, 10 = none); 2.0 leaves room for the devices."""
     unit = verifiable_copy(tmp_path, unit.read_text(), unit.name)

@@ -14,8 +14,8 @@ LAYS = [{"type": "lay", "player": 0, "card": {"id": "ulm-1", "city": "ulm"}}, {"
 
 
 @pytest.fixture
-def journal(memory_url):
-    journal = Journal(connect(memory_url), "t1")
+def journal(store_url):
+    journal = Journal(connect(store_url), "t1")
     session = Session.start(journal, "thurn_und_taxis", ["Ana", "Ben"], gid="g1")
     for action in LAYS:
         session.apply(action)

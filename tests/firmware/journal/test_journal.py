@@ -16,8 +16,8 @@ OTHER_PI = Holder("other-pi", "5d1e", 4321, "99")
 
 
 @pytest.fixture
-def journal(memory_url):
-    return Journal(connect(memory_url), "t1", clock=lambda: 1000.0)
+def journal(store_url):
+    return Journal(connect(store_url), "t1", clock=lambda: 1000.0)
 
 
 def played(journal: Journal, n: int, gid: str = "g1") -> None:
@@ -29,14 +29,14 @@ def played(journal: Journal, n: int, gid: str = "g1") -> None:
 def test_keys_follow_the_architecture(journal):
     played(journal, 1)
     r = journal.client
-    assert r.get("tablemate:t1:current") == "g1"
-    assert r.zrange("tablemate:t1:games", 0, -1) == ["g1"]
-    assert r.hget("tablemate:t1:game:g1", "game") == T
-    assert r.hget("tablemate:t1:game:g1", "status") == "playing"
-    (head_id, head), (entry_id, entry) = r.xrange("tablemate:t1:game:g1:log")
+    assert r.get("tablemate:{t1}:current") == "g1"
+    assert r.zrange("tablemate:{t1}:games", 0, -1) == ["g1"]
+    assert r.hget("tablemate:{t1}:game:g1", "game") == T
+    assert r.hget("tablemate:{t1}:game:g1", "status") == "playing"
+    (head_id, head), (entry_id, entry) = r.xrange("tablemate:{t1}:game:g1:log")
     assert (head_id, head["kind"], head["game"], json.loads(head["players"])) == ("0-1", "header", T, ["Ana", "Ben"])
     assert entry_id == "1-0" and json.loads(entry["action"]) == {"n": 1}
-    assert r.get("tablemate:t1:writer") == this_process().text and 0 < r.pttl("tablemate:t1:writer") <= 15000
+    assert r.get("tablemate:{t1}:writer") == this_process().text and 0 < r.pttl("tablemate:{t1}:writer") <= 15000
 
 
 def test_undo_markers_remove_the_last_standing_action(journal):
@@ -76,7 +76,7 @@ def test_a_write_whose_reply_was_lost_is_not_made_twice(journal, memory_url):
 
 def test_updates_are_published(journal):
     pubsub = journal.client.pubsub()
-    pubsub.subscribe("tablemate:t1:updates")
+    pubsub.subscribe("tablemate:{t1}:updates")
     pubsub.get_message(timeout=1)
     played(journal, 1)
     messages = [pubsub.get_message(timeout=1) for _ in range(2)]
@@ -161,10 +161,10 @@ def test_several_entries_are_written_all_or_none(journal, memory_url):
 # -- the writer lease ------------------------------------------------------------------------------
 
 
-def test_a_second_writer_is_refused_and_writes_nothing_until_the_lease_is_free(memory_url):
-    first = Journal(connect(memory_url), "t1")
+def test_a_second_writer_is_refused_and_writes_nothing_until_the_lease_is_free(store_url):
+    first = Journal(connect(store_url), "t1")
     played(first, 1)
-    second = Journal(connect(memory_url), "t1", instance=OTHER_PI)
+    second = Journal(connect(store_url), "t1", instance=OTHER_PI)
     me = this_process()
     with pytest.raises(Refused, match=f"another table writes as t1: {me.host} \\(pid {me.pid}\\) holds") as refused:
         second.claim()
@@ -177,19 +177,19 @@ def test_a_second_writer_is_refused_and_writes_nothing_until_the_lease_is_free(m
     assert first.flush() and first.load("g1").actions == [{"n": 1}, {"n": 2}]
 
 
-def test_a_lease_of_a_process_that_is_gone_is_taken_over_and_one_of_another_machine_expires(memory_url):
-    client = connect(memory_url)
+def test_a_lease_of_a_process_that_is_gone_is_taken_over_and_one_of_another_machine_expires(store_url):
+    client = connect(store_url)
     me = this_process()
     dead = Holder(me.host, me.boot, 999999, "1")  # this machine, this boot, a process that is not running
-    client.set("tablemate:t1:writer", dead.text, px=15000)
+    client.set("tablemate:{t1}:writer", dead.text, px=15000)
     Journal(client, "t1").claim()
-    assert client.get("tablemate:t1:writer") == me.text
-    client.set("tablemate:t1:writer", OTHER_PI.text, px=200)
+    assert client.get("tablemate:{t1}:writer") == me.text
+    client.set("tablemate:{t1}:writer", OTHER_PI.text, px=200)
     with pytest.raises(Refused):
         Journal(client, "t1").claim()
     time.sleep(0.3)
     Journal(client, "t1").claim()
-    assert client.get("tablemate:t1:writer") == me.text
+    assert client.get("tablemate:{t1}:writer") == me.text
 
 
 def test_a_clean_stop_releases_the_lease(journal):

@@ -1,0 +1,28 @@
+"""Club mode: many tables, one club server (docs/club.md).
+
+Entry points:
+- `Uplink(source_url, table, club_config, report).start()`: copy this table's games to the club's
+  Redis from a thread of the appliance (`[club]` in the profile); `stop()` ends it.
+- `serve(url, user, password, bind, port)`: the club page (`tablemate club`), in the foreground;
+  `create_app(...)` is the ASGI app itself (tests, and `firmware.web.Background(app=...)`).
+- `players.Players`: player cards (`tablemate players ...`); `acl`: the club's Redis ACL lines
+  (`tablemate club-acl`).
+"""
+
+from .uplink import ClubTrouble, Uplink
+
+
+def create_app(url: str, user: str | None = None, password: str | None = None, max_viewers: int = 50):
+    from .page import create_app
+
+    return create_app(url, user, password, max_viewers)
+
+
+def serve(url: str, user: str | None, password: str | None, bind: str, port: int) -> None:
+    """Serve the club page until SIGINT/SIGTERM (blocking), with the live view's server settings."""
+    from ..web.server import Server, config
+
+    Server(config(create_app(url, user, password), bind, port)).run()
+
+
+__all__ = ["ClubTrouble", "Uplink", "create_app", "serve"]
