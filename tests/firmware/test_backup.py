@@ -250,4 +250,4 @@ def test_the_desktop_profile_without_its_redis_refuses_to_back_up_or_restore_its
         status, out, err = cli(capsys, *command, "--config", str(desktop))
         assert status == 3 and f"no Redis answers at {url}" in err and "start redis-server" in err, err
     assert not (tmp_path / "new.backup.jsonl").exists() and not (tmp_path / "desktop-boards").exists()
-    assert connect("memory://").keys("tablemate:desktop:*") == []
+    assert connect("memory://").keys(table_key("desktop", "*")) == []

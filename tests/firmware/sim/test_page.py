@@ -89,12 +89,13 @@ def test_a_second_make_run_on_the_same_redis_says_another_table_writes_and_start
     import time
 
     from firmware.journal.lease import TTL_S, Holder
-    from firmware.store import connect
+    from firmware.store import connect, table_key
     from tests.redis_server import free_port
 
     first = Holder("other-laptop", "5d1e", 4321, "99")
     client = connect(redis_server.url)
-    client.set("tablemate:desktop:writer", first.text, px=int(TTL_S * 1000))
+    writer = table_key("desktop", "writer")
+    client.set(writer, first.text, px=int(TTL_S * 1000))
     profile = tmp_path / "desktop.toml"
     text = (ROOT_CONFIG / "desktop.toml").read_text().replace("redis://127.0.0.1:6379/0", redis_server.url)
     profile.write_text(text.replace('dir = "boards"', f'dir = "{tmp_path / "boards"}"'))
@@ -116,10 +117,10 @@ def test_a_second_make_run_on_the_same_redis_says_another_table_writes_and_start
         told = ("cannot start yet: another table writes as desktop: other-laptop (pid 4321) holds its writer lease; "
                 "this table writes nothing until that one stops: stop it, or give this table an id of its own")
         assert said(told), lines
-        assert client.get("tablemate:desktop:writer") == first.text and client.keys("tablemate:desktop:game:*") == []
-        client.delete("tablemate:desktop:writer")  # the first one stops
+        assert client.get(writer) == first.text and client.keys(table_key("desktop", "game", "*")) == []
+        client.delete(writer)  # the first one stops
         assert said("no more: the table starts"), lines
-        assert client.get("tablemate:desktop:writer") not in (None, first.text)
+        assert client.get(writer) not in (None, first.text)
     finally:
         second.terminate()
         assert second.wait(timeout=20) == 0, lines
