@@ -30,6 +30,7 @@ from drivers.readers import ReaderGroup, open_readers
 from .boards import Boards
 from .config import Profile
 from .journal import Journal
+from .journal.local import LocalCopy
 from .loop import Loop, PartStatus
 from .sdnotify import Notifier
 from .store import connect
@@ -84,7 +85,8 @@ class App:
         the store answers."""
         check_gpio(profile)
         client = connect(profile.store.url)
-        journal = Journal(client, profile.table.id)
+        local = LocalCopy(profile.store.local_dir, profile.table.id) if profile.store.local_dir else None
+        journal = Journal(client, profile.table.id, local=local)
         table = Table(journal, TagMap(client, profile.table.id), table_settings(profile), clock, imports=tags)
         display = DisplayThread(open_display(profile.display, stream=stream, clock=clock),
                                 care=care_for(profile.display, clock), clock=clock)
@@ -136,3 +138,4 @@ class App:
         if self.uplink is not None:
             self.uplink.stop()
         self.display.close(blank=self.profile.display.on_stop == "blank")
+        self.loop.table.journal.close()
