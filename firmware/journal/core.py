@@ -579,6 +579,8 @@ class Journal:
         self.notices += notices
         self._mirrors, self._active = {}, None
         self._keep(lambda local: local.start([], None, local.token if local.whole else None, whole=True))
+        if self._vouched():
+            self.claim()  # the store learns the token now, not at the first write: a kill before it must not leave a whole file doubted
 
     def _found(self, local: LocalCopy) -> Found:
         """What the local copy holds; its damage reported (log and screen), an unreadable file a failure."""
