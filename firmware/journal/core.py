@@ -563,7 +563,7 @@ class Journal:
         if local is None:
             return
         self._mirrors, self._queue, self._active = {}, [], None
-        found = self._found(local)
+        found, damage = self._found(local)
         trusted = found.token is not None and found.damage is None and self._text(self.local_key) == found.token
         current = self.current()
         mirrors = [self._mirror_of(kept) for kept in found.games]
@@ -574,27 +574,29 @@ class Journal:
             except OSError as error:
                 self._lost_local(error)
         notices = [notice for mirror in mirrors if (notice := self._settle(mirror, trusted, current))]
-        if not self.flush():
+        flushed = self.flush()
+        self.notices += (notices if flushed else []) + damage  # the damage last: the screen shows the last notice
+        if not flushed:
             raise Refused(self.trouble)
-        self.notices += notices
         self._mirrors, self._active = {}, None
         self._keep(lambda local: local.start([], None, local.token if local.whole else None, whole=True))
         if self._vouched():
             self.claim()  # the store learns the token now, not at the first write: a kill before it must not leave a whole file doubted
 
-    def _found(self, local: LocalCopy) -> Found:
-        """What the local copy holds; its damage reported (log and screen), an unreadable file a failure."""
+    def _found(self, local: LocalCopy) -> tuple[Found, list[tuple[tuple[str, ...], str]]]:
+        """What the local copy holds, and the notice of its damage (logged here); an unreadable file
+        is a failure of the local copy."""
         try:
             found = local.load()
         except OSError as error:
             self._lost_local(error)
-            return Found()
-        if found.damage:
-            aside = f"kept aside as {found.kept_aside}" if found.kept_aside else "left where it is"
-            log.error("the local copy %s is damaged at %s: it is %s; the games are taken as the lines before it hold them",
-                      local.path, found.damage, aside)
-            self.notices.append((("Local copy damaged", "Kept aside; play on"), f"the local copy is damaged at {found.damage}: {aside}"))
-        return found
+            return Found(), []
+        if not found.damage:
+            return found, []
+        aside = f"kept aside as {found.kept_aside}" if found.kept_aside else "left where it is"
+        log.error("the local copy %s is damaged at %s: it is %s; the games are taken as the lines before it hold them",
+                  local.path, found.damage, aside)
+        return found, [(("Local copy damaged", "Kept aside; play on"), f"the local copy is damaged at {found.damage}: {aside}")]
 
     @staticmethod
     def _mirror_of(kept: Kept) -> Mirror:
@@ -621,7 +623,8 @@ class Journal:
             self._queue += [Op(mirror, "begin")] + ([Op(mirror, "entries", kept)] if kept else [])
             log.warning("game %s is not in Redis: written from the local copy (%d entries)", gid, kept)
             return ("Redis lacked the game", "Saved from local copy"), f"Redis lacked game {gid}: written from the local copy"
-        count, same = len(stored) - mirror.headed, self._same_game(mirror, header)
+        count = len(stored) - mirror.headed
+        same = self._same_game(mirror, header) if header else stored[:1] == [(HEAD_ID, mirror.head)]
         if same and 0 <= count <= kept and stored == mirror.stream(count) and (mirror is not self._active or current == gid):
             mirror.written = count
             if count < kept:

@@ -118,6 +118,7 @@ def change_entry_2(r) -> None:
 
 TAMPER = {
     "stream deleted": (lambda r: r.delete("tablemate:t1:game:g1:log"), "Game gone from Redis", True),
+    "header deleted": (lambda r: r.delete("tablemate:t1:game:g1"), "Game header gone", True),
     "FLUSHALL": (lambda r: r.flushall(), "Redis lacked the game", True),
     "a foreign entry at the next id": (lambda r: r.xadd("tablemate:t1:game:g1:log", FOREIGN, id="4-0"),
                                        "Another table writes as t1", False),
@@ -227,7 +228,7 @@ def test_a_torn_last_line_is_ignored_and_a_damaged_line_is_reported_and_kept_asi
     (aside,) = table.directory.glob("t1.jsonl.damaged-*")
     assert aside.read_bytes() == b"\n".join(lines)  # nothing dropped: the owner has it all
     assert "the local copy" in caplog.text and "is damaged at line" in caplog.text and "entry 4-0 holds no readable action" in caplog.text
-    assert journal.notices[0][0] == ("Local copy damaged", "Kept aside; play on")
+    assert journal.notices[-1][0] == ("Local copy damaged", "Kept aside; play on")
     assert numbers(journal, "g1") == [1, 2, 3]  # what the lines before it hold (Redis already had it)
     assert table.recovered(journal) == "g1" and [len(g.entries) for g in table.file().games] == [3]
 
