@@ -195,7 +195,7 @@ class LocalCopy:
         view = memoryview(_line(record))
         while view:
             view = view[self._file.write(view):]
-        os.fdatasync(self._file.fileno())
+        (os.fdatasync if hasattr(os, "fdatasync") else os.fsync)(self._file.fileno())  # macOS has no fdatasync
 
 
 def _line(record: dict) -> bytes:

@@ -16,12 +16,13 @@ from firmware.journal import Journal
 from firmware.journal.local import LocalCopy
 from firmware.store import connect
 from firmware.tagmap import TagEntry
+from firmware.views import FlashView
 
 from .appliance import Appliance
 from .autopilot import Autopilot
 from .games import bot_game, components, enrol
 from .rig import Rig
-from .test_outage import after_a_play, canonical
+from .test_outage import after_a_play, canonical, start_game
 
 PLAYERS, SEED = 5, 7
 
@@ -133,3 +134,18 @@ def test_the_store_tampered_with_then_the_appliance_killed_before_it_noticed(red
     record = journal.load(new)
     assert len(record.entries) == script.entries(cuts[-1]) and canonical(record.actions) == canonical(script.game[: cuts[-1]])
 
+
+
+def test_an_unwritable_local_directory_is_said_once_and_play_goes_on_with_redis_alone(redis_server, tmp_path):
+    (tmp_path / "a-file").write_text("")
+    rig = Rig(redis_server.url, local_dir=tmp_path / "a-file" / "state")  # its directory cannot be made
+    rig.hands.passes(0.2)
+    assert rig.table.view() == FlashView(("Local copy failed", "Play goes on"))
+    assert "the local copy" in rig.app.loop.status() and "a-file/state" in rig.app.loop.status()
+    actions, autopilot = start_game(rig, "taj_mahal", PLAYERS, SEED)
+    for number in range(6):
+        autopilot.perform(actions[number], number + 1)
+    assert not rig.table.journal.notices and "Local copy failed" not in str(rig.table.view())  # said once
+    journal = Journal(connect(redis_server.url), "t1")
+    assert canonical(journal.load(rig.table.session.gid).actions) == canonical(actions[:6])
+    rig.close()
