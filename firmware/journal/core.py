@@ -619,7 +619,7 @@ class Journal:
             log.warning("game %s was repaired in Redis (%s): the local copy's version is dropped", gid, repaired)
             return self._leave(mirror)
         if not stored and not header:
-            mirror.begun, mirror.written = False, 0
+            mirror.begun, mirror.written, mirror.headed = False, 0, True  # begin writes entry 0-1 (a game from before it too)
             self._queue += [Op(mirror, "begin")] + ([Op(mirror, "entries", kept)] if kept else [])
             log.warning("game %s is not in Redis: written from the local copy (%d entries)", gid, kept)
             return ("Redis lacked the game", "Saved from local copy"), f"Redis lacked game {gid}: written from the local copy"
