@@ -337,7 +337,7 @@ class _Loader:
         if require_aof and scheme_of(url) == "memory":
             section.fail("require_aof", "an in-memory store (memory://) keeps no append-only file: use a redis:// url or remove the key")
         local_dir = section.directory("local_dir", "/var/lib/tablemate")
-        if local_dir is not None and scheme == "memory":
+        if local_dir is not None and scheme_of(url) == "memory":
             section.fail("local_dir", "an in-memory store (memory://) is empty at every start: a local copy would write its games into "
                                       "it again each time; use a redis:// url or remove the key")
         section.done()

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from firmware.journal import Journal
 from firmware.journal.local import LocalCopy
-from firmware.store import connect
+from firmware.store import connect, table_key
 from firmware.tagmap import TagEntry
 from firmware.views import FlashView
 
@@ -109,8 +109,8 @@ def test_the_store_tampered_with_then_the_appliance_killed_before_it_noticed(red
     client = connect(redis_server.url)
     journal = Journal(client, "t1")
     appliance = Appliance(tmp_path, redis_server.url, script.tags, local_dir=tmp_path / "state")
-    tampers = [lambda gid: client.delete(f"tablemate:t1:game:{gid}:log"), lambda gid: client.flushall(),
-               lambda gid: client.xadd(f"tablemate:t1:game:{gid}:log", FOREIGN, id=f"{stored(journal)[1] + 1}-0")]
+    tampers = [lambda gid: client.delete(table_key("t1", "game", gid, "log")), lambda gid: client.flushall(),
+               lambda gid: client.xadd(table_key("t1", "game", gid, "log"), FOREIGN, id=f"{stored(journal)[1] + 1}-0")]
     since, gid = 0, None
     try:
         for cut, tamper in zip(cuts, tampers):
@@ -129,7 +129,7 @@ def test_the_store_tampered_with_then_the_appliance_killed_before_it_noticed(red
         appliance.close()
     new = journal.current()
     assert new != gid and journal.load(new).notes["forked_from"] == gid and journal.load(gid).notes == {"forked_to": new}
-    assert client.xrange(f"tablemate:t1:game:{gid}:log")[-1] == (f"{script.entries(cuts[-2]) + 1}-0", FOREIGN)
+    assert client.xrange(table_key("t1", "game", gid, "log"))[-1] == (f"{script.entries(cuts[-2]) + 1}-0", FOREIGN)
     assert sorted(journal.games()) == sorted([gid, new])
     record = journal.load(new)
     assert len(record.entries) == script.entries(cuts[-1]) and canonical(record.actions) == canonical(script.game[: cuts[-1]])

@@ -12,7 +12,7 @@ from firmware.journal import Journal
 from firmware.journal import local as local_module
 from firmware.journal.check import repair
 from firmware.journal.local import LocalCopy
-from firmware.store import connect, memory_server
+from firmware.store import connect, memory_server, table_key
 
 T = "thurn_und_taxis"
 
@@ -45,15 +45,17 @@ class Table:
         memory_server(self.url).connected = not down
 
     def stream(self, gid: str) -> list:
-        return self.client.xrange(f"tablemate:t1:game:{gid}:log")
+        return self.client.xrange(table_key("t1", "game", gid, "log"))
 
     def file(self):
         return LocalCopy(self.directory, "t1").load()
 
 
 @pytest.fixture
-def table(memory_url, tmp_path):
-    return Table(memory_url, tmp_path / "state")
+def table(store_url, tmp_path):
+    """On the in-memory store and on a Redis Cluster; a test that asks for `memory_url` too cuts
+    fakeredis's connection (an outage) and runs on the in-memory store alone."""
+    return Table(store_url, tmp_path / "state")
 
 
 def played(journal: Journal, n: int, first: int = 1, gid: str = "g1") -> None:
@@ -67,7 +69,7 @@ def numbers(journal: Journal, gid: str) -> list:
     return [action["n"] for action in journal.load(gid).actions]
 
 
-def test_what_waited_for_redis_when_the_table_was_killed_is_written_once_at_the_next_start(table):
+def test_what_waited_for_redis_when_the_table_was_killed_is_written_once_at_the_next_start(table, memory_url):
     journal = table.start()
     played(journal, 2)
     table.down()
@@ -90,7 +92,7 @@ def test_what_waited_for_redis_when_the_table_was_killed_is_written_once_at_the_
     assert len(table.stream("g1")) == 7 and not journal.notices
 
 
-def test_a_game_begun_while_redis_was_down_is_written_whole_and_made_current(table):
+def test_a_game_begun_while_redis_was_down_is_written_whole_and_made_current(table, memory_url):
     played(table.start(), 2)
     table.down()
     journal = table.runs[-1]
@@ -109,7 +111,7 @@ FOREIGN = {"kind": "action", "at": "1.0", "action": json.dumps({"n": "theirs"})}
 
 
 def change_entry_2(r) -> None:
-    key = "tablemate:t1:game:g1:log"
+    key = table_key("t1", "game", "g1", "log")
     entries = r.xrange(key)
     r.delete(key)
     for entry_id, fields in entries:
@@ -117,10 +119,10 @@ def change_entry_2(r) -> None:
 
 
 TAMPER = {
-    "stream deleted": (lambda r: r.delete("tablemate:t1:game:g1:log"), "Game gone from Redis", True),
-    "header deleted": (lambda r: r.delete("tablemate:t1:game:g1"), "Game header gone", True),
+    "stream deleted": (lambda r: r.delete(table_key("t1", "game", "g1", "log")), "Game gone from Redis", True),
+    "header deleted": (lambda r: r.delete(table_key("t1", "game", "g1")), "Game header gone", True),
     "FLUSHALL": (lambda r: r.flushall(), "Redis lacked the game", True),
-    "a foreign entry at the next id": (lambda r: r.xadd("tablemate:t1:game:g1:log", FOREIGN, id="4-0"),
+    "a foreign entry at the next id": (lambda r: r.xadd(table_key("t1", "game", "g1", "log"), FOREIGN, id="4-0"),
                                        "Another table writes as t1", False),
     "an entry changed": (change_entry_2, "Game changed in Redis", False),
 }
@@ -152,17 +154,17 @@ def test_a_file_made_whole_at_start_is_vouched_for_before_any_write(table):
     played(table.start(), 2)
     table.client.flushall()  # Redis forgets the file's token too: at the next start it is not whole...
     table.recovered(table.start())  # ...until it is written again from what it holds
-    table.client.xadd("tablemate:t1:game:g1:log", FOREIGN, id="3-0")  # and killed before any write
+    table.client.xadd(table_key("t1", "game", "g1", "log"), FOREIGN, id="3-0")  # and killed before any write
 
     journal = table.start()
     gid = table.recovered(journal)
     assert gid != "g1" and numbers(journal, gid) == [1, 2] and table.stream("g1")[-1] == ("3-0", FOREIGN)
 
 
-def test_a_fork_cut_short_by_a_kill_is_finished_under_the_gid_the_file_names_not_forked_again(table, monkeypatch):
+def test_a_fork_cut_short_by_a_kill_is_finished_under_the_gid_the_file_names_not_forked_again(table, monkeypatch, memory_url):
     journal = table.start()
     played(journal, 2)
-    table.client.xadd("tablemate:t1:game:g1:log", FOREIGN, id="3-0")
+    table.client.xadd(table_key("t1", "game", "g1", "log"), FOREIGN, id="3-0")
     moved = LocalCopy.moved
 
     def moved_then_power_cut(self, *args):
@@ -186,7 +188,7 @@ def test_an_older_local_copy_gives_way_to_what_redis_holds(table):
     other = table.start(local=False)  # a run without the local copy (or `tablemate restore`) writes on
     table.recovered(other)
     other.append("g1", 3, {"n": 3})
-    assert table.client.get("tablemate:t1:local") is None
+    assert table.client.get(table_key("t1", "local")) is None
 
     journal = table.start()
     assert numbers(journal, "g1") == [1, 2, 3] and journal.games() == ["g1"] and not journal.notices
@@ -201,7 +203,7 @@ def test_a_game_repaired_in_redis_is_not_undone_by_the_local_copy(table, tmp_pat
     assert journal.load("g1").entries == [] and not journal.notices
 
 
-def test_a_torn_last_line_is_ignored_and_a_damaged_line_is_reported_and_kept_aside(table, caplog):
+def test_a_torn_last_line_is_ignored_and_a_damaged_line_is_reported_and_kept_aside(table, caplog, memory_url):
     journal = table.start()
     played(journal, 2)
     table.down()
@@ -241,13 +243,13 @@ def test_an_unwritable_directory_is_said_once_and_play_goes_on_with_redis_alone(
     assert numbers(journal, "g1") == [1, 2] and journal.kept is None
     assert journal.notices == [(("Local copy failed", "Play goes on"), journal.notices[0][1])]
     assert "a-file/state" in journal.notices[0][1] and "Redis alone keeps" in caplog.text
-    assert table.client.get("tablemate:t1:local") is None
+    assert table.client.get(table_key("t1", "local")) is None
 
 
 def test_a_full_disk_mid_game_turns_the_local_copy_off_and_its_older_file_gives_way_to_redis(table, monkeypatch):
     journal = table.start()
     played(journal, 2)
-    assert table.client.get("tablemate:t1:local") == table.file().token
+    assert table.client.get(table_key("t1", "local")) == table.file().token
 
     def full(fd):
         raise OSError(errno.ENOSPC, "No space left on device")
@@ -258,13 +260,13 @@ def test_a_full_disk_mid_game_turns_the_local_copy_off_and_its_older_file_gives_
     monkeypatch.undo()
     assert numbers(journal, "g1") == [1, 2, 3, 4] and journal.pending == 0
     assert [notice[0] for notice in journal.notices] == [("Local copy failed", "Play goes on")]
-    assert table.client.get("tablemate:t1:local") is None  # the file no longer holds every write
+    assert table.client.get(table_key("t1", "local")) is None  # the file no longer holds every write
 
     journal = table.start()
     assert numbers(journal, "g1") == [1, 2, 3, 4] and journal.games() == ["g1"] and not journal.notices
 
 
-def test_the_file_holds_the_current_game_and_the_games_still_waiting_for_redis(table):
+def test_the_file_holds_the_current_game_and_the_games_still_waiting_for_redis(table, memory_url):
     journal = table.start()
     played(journal, 2)
     table.down()
