@@ -10,6 +10,11 @@ built from the demos' profile (mock readers, gpiozero's mock buttons, luma's dum
   to the display thread (the engine, the XADD with its fsync, the publish and the drawing are all
   inside; the wire is measured below). Each accepted
   play is then undone (an undo press handed to the loop), so every tap is the same mid-game move.
+- The same with the journal's local copy ([store] local_dir, as on the Pi) in a temporary directory
+  on this machine's disk: each write is first appended to the file and synced (fdatasync), then
+  sent to Redis. Its tap-to-frame, the latency it adds (the difference of the medians), and the
+  time of the append itself (JSON, write, fdatasync). On the Pi the file is on the SD card, whose
+  sync takes longer than this disk's: the append time is what to compare with the card's.
 - Recovery: the complete 12-round game in the journal; `App.build` and `loop.start()` (tag map,
   XRANGE, replay of 260 actions, the first frame), as at power-on once Python has started.
 - Peak RSS: a subprocess plays the recorded 5-player demo (firmware/demos/taj_mahal.script) through
@@ -132,15 +137,17 @@ class Frames:
                 return at
 
 
-def tap_to_frame(url: str) -> dict:
+def tap_to_frame(url: str, table: str = "tap", local_dir: Path | None = None) -> dict:
     actions = bot_game("taj_mahal", PLAYERS, {}, SEED)
     cut = next(n for n in range(len(actions) // 2, len(actions))
                if actions[n]["type"] == "play" and len(actions[n]["cards"]) == 1)
     play = actions[cut]
-    uid = _journal_game(url, "tap", actions, cut)[play["cards"][0]["id"]]
-    profile = dataclasses.replace(mocked_profile(url, "tap"), reader_timing=TIMING)
+    uid = _journal_game(url, table, actions, cut)[play["cards"][0]["id"]]
+    profile = mocked_profile(url, table)
+    profile = dataclasses.replace(profile, reader_timing=TIMING, store=dataclasses.replace(profile.store, local_dir=local_dir))
     app = App.build(profile, web=False)
     frames = Frames(app)
+    appends = _timed_appends(app) if local_dir else []
     reader = app.readers.readers[f"seat{play['player']}"]
     undo = ButtonEvent("undo", "press")
     loop = threading.Thread(target=app.loop.run, name="tablemate-loop")
@@ -163,17 +170,36 @@ def tap_to_frame(url: str) -> dict:
         app.loop.stop()
         loop.join(timeout=WAIT_S)
         app.close()
-    stored = Journal(connect(url), "tap").load(app.loop.table.session.gid)
+    stored = Journal(connect(url), table).load(app.loop.table.session.gid)
     if len(stored.entries) != cut + 2 * TAPS or len(stored.actions) != cut:
         raise RuntimeError("the taps were not each accepted and undone once")
+    if local_dir and len(appends) != 2 * TAPS:
+        raise RuntimeError(f"the local copy did not get every write: {len(appends)} appends for {2 * TAPS} writes")
     latencies.sort()
-    return {
+    figures = {
         "game": f"Taj Mahal, {PLAYERS} players, after {cut} of {len(actions)} actions",
         "taps": TAPS,
         "tap_to_frame_median_ms": _ms(statistics.median(latencies)),
         "tap_to_frame_p99_ms": _ms(statistics.quantiles(latencies, n=100)[98]),
         "tap_to_frame_max_ms": _ms(latencies[-1]),
     }
+    if appends:
+        figures.update(_percentiles("append", appends, "_ms", 1000))
+    return figures
+
+
+def _timed_appends(app: App) -> list[float]:
+    """The time of every append to the journal's local copy (its record written and synced)."""
+    local, times = app.loop.table.journal.local, []
+    entries = local.entries
+
+    def timed(*args) -> None:
+        started = time.perf_counter()
+        entries(*args)
+        times.append(time.perf_counter() - started)
+
+    local.entries = timed
+    return times
 
 
 def recovery(url: str) -> dict:
@@ -337,6 +363,12 @@ def run() -> dict:
         try:
             figures = {"store": "redis-server on loopback (AOF, appendfsync always)"}
             figures.update(tap_to_frame(redis.url))
+            local = tap_to_frame(redis.url, "tap-local", Path(directory) / "state")
+            figures["local_copy"] = {
+                "store": "the journal's local copy on this machine's disk, then Redis",
+                **{key: local[key] for key in local if key.startswith(("tap_to_frame", "append"))},
+                "added_median_ms": round(local["tap_to_frame_median_ms"] - figures["tap_to_frame_median_ms"], 2),
+            }
             figures.update(recovery(redis.url))
             # before the wire part: Linux keeps the peak RSS across fork and exec, so a child started
             # by a big parent reports the parent's size

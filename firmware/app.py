@@ -31,9 +31,10 @@ from drivers.readers import ReaderGroup, open_readers
 from .boards import Boards
 from .config import Profile
 from .journal import Journal
+from .journal.local import LocalCopy
 from .loop import Loop, PartStatus
 from .sdnotify import Notifier
-from .store import Choice, choose, connect
+from .store import Choice, choose, connect, scheme_of
 from .table import Table, TableSettings
 from .tagmap import TagEntry, TagMap
 
@@ -89,7 +90,9 @@ class App:
         check_gpio(profile)
         store = choose(profile.store.url, profile.store.fallback)
         client = connect(store.url)
-        journal = Journal(client, profile.table.id)
+        keeps_copy = profile.store.local_dir is not None and scheme_of(store.url) != "memory"
+        local = LocalCopy(profile.store.local_dir, profile.table.id) if keeps_copy else None
+        journal = Journal(client, profile.table.id, local=local)
         table = Table(journal, TagMap(client, profile.table.id), table_settings(profile, store), clock, imports=tags)
         display = DisplayThread(open_display(profile.display, stream=stream, clock=clock),
                                 care=care_for(profile.display, clock), clock=clock)
@@ -155,3 +158,4 @@ class App:
         if self.uplink is not None:
             self.uplink.stop()
         self.display.close(blank=self.profile.display.on_stop == "blank")
+        self.loop.table.journal.close()

@@ -25,6 +25,13 @@ Sections and keys (defaults in brackets; every other key is an error):
                                only for a real Redis (not memory://)
                  fallback      a memory:// store used when the url's server does not answer at start
                                [none]: the desktop's "a local redis-server if there is one"
+                 local_dir     a directory on this machine's own disk for the journal's local copy,
+                               <local_dir>/<table id>.jsonl (firmware/journal/local.py): every write
+                               is synced there before it goes to Redis, so actions accepted while
+                               Redis is down survive a pulled plug, and a game Redis lost or that was
+                               changed under it is written again at the next start [none: off]; only
+                               for a real Redis (not memory://); relative to this file. pi.toml:
+                               /var/lib/tablemate, the service's StateDirectory
 [display]        driver        ssd1306 | sh1106 | dummy | terminal | png
                  interface     i2c | spi [i2c]            (ssd1306, sh1106)
                  port, address I2C bus number [1] and address [0x3C]          (interface i2c)
@@ -137,6 +144,8 @@ class StoreConfig:
     url: str
     require_aof: bool = False
     fallback: str | None = None
+    #: where the journal keeps its local copy; None: it keeps none
+    local_dir: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -272,6 +281,24 @@ class _Section:
             self.fail(key, f"{value!r} is not one of {', '.join(map(str, choices))}")
         return value
 
+    def directory(self, key: str, example: str) -> Path | None:
+        """A directory of the owner's (None when the key is absent): relative to the profile, never
+        inside the installed package (an upgrade replaces it), not a file."""
+        text = self.get(key, str, None)
+        if text is None:
+            return None
+        if not text.strip():
+            self.fail(key, "must name a directory")
+        folder = Path(text).expanduser()
+        folder = (folder if folder.is_absolute() else self.file.parent / folder).resolve()
+        inside = next((package for package in _PACKAGES if folder.is_relative_to(package)), None)
+        if inside is not None:
+            self.fail(key, f"{folder} is inside the installed package ({inside}), which an upgrade replaces: "
+                           f"use a directory of your own, like {example}")
+        if folder.exists() and not folder.is_dir():
+            self.fail(key, f"{folder} is a file, not a directory")
+        return folder
+
     def table(self, key: str) -> "_Section":
         self.used.add(key)
         return _Section(self.file, f"{self.prefix}.{key}" if self.prefix else key, self.data.get(key, {}))
@@ -360,8 +387,12 @@ class _Loader:
             section.fail("fallback", f"{fallback!r} must be a memory:// store (used when the url's server does not answer)")
         if fallback is not None and scheme_of(url) == "memory":
             section.fail("fallback", "does not apply to a memory:// store, which always answers")
+        local_dir = section.directory("local_dir", "/var/lib/tablemate")
+        if local_dir is not None and scheme_of(url) == "memory":
+            section.fail("local_dir", "an in-memory store (memory://) is empty at every start: a local copy would write its games into "
+                                      "it again each time; use a redis:// url or remove the key")
         section.done()
-        return StoreConfig(url, require_aof, fallback)
+        return StoreConfig(url, require_aof, fallback, local_dir)
 
     def display(self) -> DisplaySpec:
         section = self.root.table("display")
@@ -563,20 +594,7 @@ class _Loader:
 
     def boards(self) -> BoardsConfig:
         section = self.root.table("boards")
-        text = section.get("dir", str, None)
-        if text is None:
-            section.done()
-            return BoardsConfig()
-        if not text.strip():
-            section.fail("dir", "must name a directory")
-        folder = Path(text).expanduser()
-        folder = (folder if folder.is_absolute() else self.file.parent / folder).resolve()
-        inside = next((package for package in _PACKAGES if folder.is_relative_to(package)), None)
-        if inside is not None:
-            section.fail("dir", f"{folder} is inside the installed package ({inside}), which an upgrade replaces: "
-                                f"use a directory of your own, like /etc/tablemate/boards")
-        if folder.exists() and not folder.is_dir():
-            section.fail("dir", f"{folder} is a file, not a directory")
+        folder = section.directory("dir", "/etc/tablemate/boards")
         section.done()
         return BoardsConfig(folder)
 

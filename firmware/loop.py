@@ -222,14 +222,19 @@ class Loop:
         deadline = time.monotonic() + wait_s
         while not journal.flush() and time.monotonic() < deadline:
             time.sleep(STOP_RETRY_S)
-        unsaved = journal.pending
+        unsaved, kept = journal.pending, journal.kept
         if unsaved:
-            log.warning("stopping with %d journal entries not yet in Redis: they are lost", unsaved)
+            log.warning("stopping with %d journal entries not yet in Redis: %s", unsaved,
+                        f"kept in {kept}, written at the next start" if kept else "they are lost")
         journal.release()
         if self.on_stop == "paused":
             why = "Redis did not answer" if journal.trouble in (None, UNREACHABLE) else journal.trouble.short
-            kept = "Game kept" if self.durable else "Memory store: not kept"
-            lines = (f"{unsaved} action(s) NOT saved", why) if unsaved else ("tablemate stopped", kept)
+            if not unsaved:
+                lines = ("tablemate stopped", "Game kept" if self.durable else "Memory store: not kept")
+            elif kept:
+                lines = (f"{unsaved} action(s) kept here", "Saved at next start")
+            else:
+                lines = (f"{unsaved} action(s) NOT saved", why)
             self.display.show(self.screen.render(MessageView("Paused", lines)))
             self.display.set_level("dim")
 

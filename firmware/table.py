@@ -109,8 +109,9 @@ class Table:
     # -- start-up --------------------------------------------------------------------------------
 
     def boot(self) -> None:
-        """Take the writer lease, enrol the tag files given, load the tag map and recover the game in
-        progress from the journal, or start choosing one.
+        """Take the writer lease, write to Redis what the journal's local copy holds and Redis lacks,
+        enrol the tag files given, load the tag map and recover the game in progress from the
+        journal, or start choosing one.
 
         While Redis does not answer, refuses writes, or another table holds the lease, the table
         says so and waits: `tick()` tries again.
@@ -118,6 +119,7 @@ class Table:
         try:
             self._migrate()
             self.journal.claim()
+            self.journal.reconcile()
             if self._imports:
                 self.tags.set_many(self._imports)
                 self._imports = {}

@@ -9,6 +9,7 @@ Keys, all named by `firmware.store.table_key` under `tablemate:{table}:` (record
   and notes: forked_from / forked_to / fork_reason (a game written again under a new gid), repaired.
 - `current`: the gid of the game in progress; `games`: gids by start time; `updates`: pub/sub.
 - `writer`: the writer lease (lease.py): which process writes this table, with a TTL.
+- `local`: the token of the local copy that holds every write made to the table (below).
 
 What the journal holds: every game it writes, whole, in memory (a `Mirror`), and how much of it the
 store is known to hold. Writes wait in line, in order, and go out one at a time, each in one
@@ -31,8 +32,9 @@ Every interleaving of a write with a failure:
   write's result and counts it done;
 - another client changes a watched key (or FLUSHALL) between the reads and EXEC: EXEC does nothing
   (WATCH), and the write is judged again from fresh reads;
-- the process is killed: Redis holds each transaction whole or not at all; what waited in memory dies
-  with the process, and the screen showed the "!" badge for exactly those actions;
+- the process is killed: Redis holds each transaction whole or not at all; what waited in memory is
+  in the local copy, written at the next start (without one, it dies with the process: the screen
+  showed the "!" badge for exactly those actions);
 - Redis is killed: with AOF and appendfsync always (the Pi profile, `doctor`), an acknowledged
   transaction is on disk; a transaction torn at the AOF's end is dropped when Redis loads it.
 
@@ -57,7 +59,50 @@ table writes as home / Saved as new game <gid>"), and the log says it.
 Noticed when: at the next write, and, while the table is idle, every CHECK_S seconds (the signs:
 lease, length, top entry, header, current) and every AUDIT_S seconds (every entry compared). The
 idle check also renews the lease. An entry damaged and the appliance killed before it noticed is
-left for `tablemate log check` / `log repair` (check.py).
+found at the next start by the local copy (below; the game moves to a new gid), else left for
+`tablemate log check` / `log repair` (check.py).
+
+The local copy (local.py; [store] local_dir, the Pi's /var/lib/tablemate): what the journal holds
+in memory is also kept in `<local_dir>/<table>.jsonl` on the appliance's own disk. A game's start,
+its entries and its status changes are appended and synced there (fdatasync) BEFORE the write goes
+to Redis: an action the screen shows is in the file, in Redis, or both, so a pulled plug while
+Redis is down or refuses writes (the "!" badge) loses nothing.
+- It holds the games the journal holds: the current one, and an older one while its writes wait. It
+  is compacted (written whole from memory to a temporary file, synced, renamed over the file, the
+  directory synced) at start, when a game is recovered, and once older games are all in Redis.
+- Whole or not: its first line holds a token. While the file holds every write this process made,
+  every write transaction (and the lease's renewal, and the end of the start below) sets `local` to
+  that token; every write transaction of a process that keeps no local copy, or whose copy failed,
+  deletes `local` (no local_dir, a full disk, `tablemate restore`). So the file is whole (it
+  holds every write made to the table) when its token is the one in `local`. A file left by a run
+  whose local copy failed, an older SD card image, another appliance's, one read after FLUSHALL is not.
+- At start (Table.boot, once the lease is ours, before the game is recovered; while Redis does not
+  answer the boot waits, and this runs once it does) each game of the file is compared with every
+  entry Redis holds of it, and the running journal's own writes (above) make the store right:
+  - Redis holds nothing of it: the game is written under its gid (its header, then its entries);
+  - Redis holds a prefix of it, or all of it: the entries it lacks are written, in order, with their
+    own ids, and the status when it differs. An entry Redis holds is never written again;
+  - the file is not whole and Redis holds its game and more: Redis's stands (the file is older);
+  - the game was repaired in Redis (a `repaired` note the file lacks): Redis's stands;
+  - anything else: the store departs from the game as written, and it is written again exactly as
+    above ("Written again"): under its gid when every stored entry is the table's (the stream gone,
+    `current` deleted or moved...), else under a new gid with forked_from (an entry the file lacks,
+    while the file is whole: another writer's; an entry changed). The new gid goes into the file
+    ("moved") before the transaction that writes it, so a kill in between cannot fork the game twice.
+  The game the file names active is the table's game (a file not whole: only when `current` is
+  missing or names it). Then the game in progress is recovered from Redis as at any start, and the
+  file compacted to hold it. The players are told once ("Redis lacked 3 entries / Saved from local
+  copy", or the rewrite's notice). Later, while the appliance runs, memory and the file are the same:
+  the writes that wait go out when the store answers again, by the rules above.
+- It is a side feature: a directory that cannot be made or written, a full disk, an I/O error is
+  logged and shown once ("Local copy failed / Play goes on"), and the local copy is off for the run
+  (Redis alone keeps what follows; the next start tries again). A torn last line (a power cut while
+  it was appended; the write it records was never sent) is ignored with a log line. Any other
+  damaged line is reported (log, screen) and the file kept aside as `<table>.jsonl.damaged-<time>`;
+  the games are taken as the lines before it hold them, and the file is not whole.
+- Off unless configured: the desktop's memory:// store is empty at every start, so a local copy would
+  write its games into it again at each start (the profile refuses the pair); the tests that need it
+  set it.
 
 Reading: `load()` checks every entry and names the first damaged one (CorruptJournal, with the
 entry number `log repair --truncate-at` takes); the header comes from entry 0-1, else the hash; a

@@ -6,12 +6,14 @@ import logging
 import secrets
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
 import redis
 
 from ..store import table_key
 from . import lease
+from .local import Found, Kept, LocalCopy
 from .records import (
     HEAD_ID,
     CorruptJournal,
@@ -119,11 +121,13 @@ class Journal:
     """Reads and writes one table's games in Redis; see the package docstring for every rule."""
 
     def __init__(self, client: redis.Redis, table: str, clock: Callable[[], float] = time.time,
-                 instance: lease.Holder | None = None):
+                 instance: lease.Holder | None = None, local: LocalCopy | None = None):
         self.client = client
         self.table = table
         self.clock = clock
         self.me = instance or lease.this_process()
+        #: the write-ahead file on this machine's disk (None: none configured); on once reconcile() ran
+        self.local = local
         #: why writes wait now (None: they do not)
         self.trouble: Trouble | None = None
         #: what the table should tell once (a game written again), oldest first: the screen's lines
@@ -148,6 +152,10 @@ class Journal:
     @property
     def lease_key(self) -> str:
         return self.key("writer")
+
+    @property
+    def local_key(self) -> str:
+        return self.key("local")
 
     # -- the state of the writes -----------------------------------------------------------------
 
@@ -174,6 +182,8 @@ class Journal:
             self._may_write(pipe.get(self.lease_key))
             pipe.multi()
             pipe.set(self.lease_key, self.me.text, px=int(lease.TTL_S * 1000))
+            if self._vouched():
+                pipe.set(self.local_key, self.local.token)
             pipe.execute()
 
         self.transact((self.lease_key,), take)
@@ -213,8 +223,9 @@ class Journal:
         created = self.clock()
         head = head_fields(game, players, options, created, hints, cards)
         identity = parse_identity(gid, head, "header")
-        self._active = self._mirrors[gid] = Mirror(gid, identity, head, {"status": "playing", "scores": ""})
-        self._queue_op(Op(self._active, "begin"))
+        mirror = self._active = self._mirrors[gid] = Mirror(gid, identity, head, {"status": "playing", "scores": ""})
+        self._keep(lambda local: local.begin(mirror))
+        self._queue_op(Op(mirror, "begin"))
 
     def adopt(self, record: GameRecord) -> None:
         """Make game `record` (as load() read it) the one this journal writes: the table recovered it."""
@@ -232,6 +243,7 @@ class Journal:
             else:
                 mirror.lost = Diverged("Game header damaged", "its header entry 0-1 is damaged")
         self._active = self._mirrors[record.gid] = mirror
+        self._keep(lambda local: local.rewrite(self._held(), mirror))
 
     def append(self, gid: str, number: int, *actions: dict | None) -> None:
         """Entries `number`, `number + 1`... (1-based, undo markers counted) of game `gid`, each an
@@ -241,11 +253,13 @@ class Journal:
         if number != len(mirror.entries) + 1:
             raise ValueError(f"game {gid}: entry {number} cannot follow entry {len(mirror.entries)}")
         mirror.entries += [entry_fields(action, self.clock()) for action in actions]
+        self._keep(lambda local: local.entries(mirror, number))
         self._queue_op(Op(mirror, "entries", len(mirror.entries)))
 
     def set_status(self, gid: str, status: str, scores: list[dict] | None = None) -> None:
         mirror = self._mirror(gid)
         mirror.state.update(status=status, scores=json.dumps(scores) if scores is not None else "")
+        self._keep(lambda local: local.state(mirror))
         self._queue_op(Op(mirror, "header"))
 
     def flush(self) -> bool:
@@ -258,6 +272,8 @@ class Journal:
             return False
         self._set_trouble(None)
         self._mirrors = {gid: m for gid, m in self._mirrors.items() if m is self._active}
+        if self.local is not None and self.local.on and not self.local.holds_only(self._held()):
+            self._keep(lambda local: local.rewrite(self._held(), self._active))
         return True
 
     def tick(self, now: float) -> bool:
@@ -403,9 +419,13 @@ class Journal:
         results of the game's own commands. `games` is an index: a failure to update it (the key
         holding another type) is logged, never a reason to write the game again."""
         pipe.set(self.lease_key, self.me.text, px=int(lease.TTL_S * 1000))
+        if self._vouched():
+            pipe.set(self.local_key, self.local.token)
+        else:
+            pipe.delete(self.local_key)
         pipe.execute_command("PUBLISH", self.key("updates"), json.dumps(update))  # see _mget
         pipe.zadd(self.key("games"), {gid: mirror.identity["created"]})
-        *results, _, _, listed = pipe.execute(raise_on_error=False)
+        *results, _, _, _, listed = pipe.execute(raise_on_error=False)
         if isinstance(listed, Exception):
             log.warning("game %s is not listed in %s: %s", gid, self.key("games"), listed)
         return results
@@ -448,6 +468,7 @@ class Journal:
             if not ours:
                 head["forked_from"] = old
                 state.update(forked_from=old, fork_reason=why.detail)
+            self._keep(lambda local: local.moved(mirror, gid, head, state))
             pipe.multi()
             pipe.delete(self.log_key(gid))
             pipe.xadd(self.log_key(gid), head, id=HEAD_ID)
@@ -527,15 +548,165 @@ class Journal:
                 mirror.lost = why
         return False
 
+    # -- the local copy --------------------------------------------------------------------------
+
+    @property
+    def kept(self) -> Path | None:
+        """Where the writes waiting for Redis are kept on this machine's disk (None: in memory only)."""
+        return self.local.path if self.local is not None and self.local.on else None
+
+    def reconcile(self) -> None:
+        """At boot, once the writer lease is ours and before the game is recovered: write to Redis
+        what the local copy holds and Redis lacks, and start the local copy (the package docstring,
+        "The local copy"). Refused while the store does not take the writes (the boot waits)."""
+        local = self.local
+        if local is None:
+            return
+        self._mirrors, self._queue, self._active = {}, [], None
+        found, damage = self._found(local)
+        trusted = found.token is not None and found.damage is None and self._text(self.local_key) == found.token
+        current = self.current()
+        mirrors = [self._mirror_of(kept) for kept in found.games]
+        self._active = next((m for m in mirrors if m.gid == found.active and (trusted or current in (None, m.gid))), None)
+        if local.failed is None:
+            try:
+                local.start(mirrors, self._active, found.token if trusted else None, whole=trusted)
+            except OSError as error:
+                self._lost_local(error)
+        notices = [notice for mirror in mirrors if (notice := self._settle(mirror, trusted, current))]
+        flushed = self.flush()
+        self.notices += (notices if flushed else []) + damage  # the damage last: the screen shows the last notice
+        if not flushed:
+            raise Refused(self.trouble)
+        self._mirrors, self._active = {}, None
+        self._keep(lambda local: local.start([], None, local.token if local.whole else None, whole=True))
+        if self._vouched():
+            self.claim()  # the store learns the token now, not at the first write: a kill before it must not leave a whole file doubted
+
+    def _found(self, local: LocalCopy) -> tuple[Found, list[tuple[tuple[str, ...], str]]]:
+        """What the local copy holds, and the notice of its damage (logged here); an unreadable file
+        is a failure of the local copy."""
+        try:
+            found = local.load()
+        except OSError as error:
+            self._lost_local(error)
+            return Found(), []
+        if not found.damage:
+            return found, []
+        aside = f"kept aside as {found.kept_aside}" if found.kept_aside else "left where it is"
+        log.error("the local copy %s is damaged at %s: it is %s; the games are taken as the lines before it hold them",
+                  local.path, found.damage, aside)
+        return found, [(("Local copy damaged", "Kept aside; play on"), f"the local copy is damaged at {found.damage}: {aside}")]
+
+    @staticmethod
+    def _mirror_of(kept: Kept) -> Mirror:
+        """A game of the local copy, as if this process had written all of it (reconcile then finds
+        out how much the store holds)."""
+        identity = parse_identity(kept.gid, kept.head, "local copy's head")
+        return Mirror(kept.gid, identity, dict(kept.head), dict(kept.state), list(kept.entries), len(kept.entries), True, kept.headed)
+
+    def _settle(self, mirror: Mirror, trusted: bool, current: str | None) -> tuple[tuple[str, ...], str] | None:
+        """Queue what the store lacks of `mirror`, a game of the local copy, or leave the game to the
+        store; the notice to show once the writes are made (None: nothing to tell)."""
+        gid, kept = mirror.gid, len(mirror.entries)
+        self._mirrors[gid] = mirror
+        try:
+            stored, header = self._stored(gid)
+        except Diverged as why:
+            return self._rewrite_later(mirror, why)
+        repaired = header.get("repaired")
+        if repaired and repaired != mirror.state.get("repaired"):
+            log.warning("game %s was repaired in Redis (%s): the local copy's version is dropped", gid, repaired)
+            return self._leave(mirror)
+        if not stored and not header:
+            mirror.begun, mirror.written, mirror.headed = False, 0, True  # begin writes entry 0-1 (a game from before it too)
+            self._queue += [Op(mirror, "begin")] + ([Op(mirror, "entries", kept)] if kept else [])
+            log.warning("game %s is not in Redis: written from the local copy (%d entries)", gid, kept)
+            return ("Redis lacked the game", "Saved from local copy"), f"Redis lacked game {gid}: written from the local copy"
+        count = len(stored) - mirror.headed
+        same = self._same_game(mirror, header) if header else stored[:1] == [(HEAD_ID, mirror.head)]
+        if same and 0 <= count <= kept and stored == mirror.stream(count) and (mirror is not self._active or current == gid):
+            mirror.written = count
+            if count < kept:
+                self._queue.append(Op(mirror, "entries", kept))
+            if (header.get("status"), header.get("scores")) != (mirror.state["status"], mirror.state["scores"]):
+                self._queue.append(Op(mirror, "header"))
+            if count == kept:
+                return None
+            log.warning("game %s: Redis lacked entries %d-%d: written from the local copy", gid, count + 1, kept)
+            return ((f"Redis lacked {kept - count} entries", "Saved from local copy"),
+                    f"Redis lacked {kept - count} entries of game {gid}: written from the local copy")
+        whole = mirror.stream(kept)
+        common = min(len(stored), len(whole))
+        if same and not trusted and common == len(whole) and stored[:common] == whole:
+            log.info("game %s: the local copy (%d entries) is older than Redis's (%d): Redis's stands", gid, kept, count)
+            return self._leave(mirror)
+        if same and stored[:common] != whole[:common]:
+            return self._rewrite_later(mirror, Diverged("Game changed in Redis", "its stored entries are not the ones played"))
+        return self._rewrite_later(mirror, self._diverged(mirror, Seen(None, current, len(stored), stored[-1] if stored else None, header)))
+
+    def _rewrite_later(self, mirror: Mirror, why: Diverged) -> None:
+        """The store departs from the local copy's game: it is written again (under its gid, or as a
+        new game), and the rewrite tells the players."""
+        log.warning("game %s: %s; it is written again from the local copy", mirror.gid, why.detail)
+        mirror.lost = why
+        self._queue.append(Op(mirror, "rewrite"))
+
+    def _stored(self, gid: str) -> tuple[list[tuple[str, dict]], dict[str, str]]:
+        """Game `gid`'s stream and header hash as stored; Diverged when a key holds another type."""
+        try:
+            return self.client.xrange(self.log_key(gid)), self.client.hgetall(self.header_key(gid))
+        except redis.ResponseError as error:
+            if is_wrong_type(error):
+                raise Diverged("Game changed in Redis", f"one of its keys holds another kind of data ({error})") from None
+            raise
+
+    def _leave(self, mirror: Mirror) -> None:
+        """The store's version of `mirror`'s game stands: the local copy's is not written (nothing to tell)."""
+        del self._mirrors[mirror.gid]
+        if mirror is self._active:
+            self._active = None
+
+    def _keep(self, write: Callable[[LocalCopy], None]) -> None:
+        """Record in the local copy (when it is on) before the write goes to the store; a failing
+        disk turns it off for the rest of the run."""
+        if self.local is not None and self.local.on:
+            try:
+                write(self.local)
+            except OSError as error:
+                self._lost_local(error)
+
+    def _lost_local(self, error: OSError) -> None:
+        self.local.fail(error)
+        log.error("the local copy %s failed (%s): Redis alone keeps what the table accepts from now on", self.local.path, error)
+        self.notices.append((("Local copy failed", "Play goes on"), f"the local copy {self.local.path} failed: {error}"))
+
+    def _vouched(self) -> bool:
+        """Whether the store may be told the local copy holds every write (its token in `local`)."""
+        return self.local is not None and self.local.on and self.local.whole
+
+    def _held(self) -> list[Mirror]:
+        """The games this journal holds, each once."""
+        return list(dict.fromkeys(self._mirrors.values()))
+
+    def close(self) -> None:
+        """Stop writing the local copy (the appliance closes)."""
+        if self.local is not None:
+            self.local.close()
+
     # -- reads -----------------------------------------------------------------------------------
 
     def current(self) -> str | None:
         """The gid of the table's game in progress, as stored (None: none, or not a gid)."""
+        return self._text(self.key("current"))
+
+    def _text(self, key: str) -> str | None:
+        """The string stored at `key`; None when there is none, or another type of data."""
         try:
-            return self.client.get(self.key("current"))
+            return self.client.get(key)
         except redis.ResponseError as error:
             if is_wrong_type(error):
-                log.warning("%s holds no game id (%s)", self.key("current"), error)
+                log.warning("%s holds no text (%s)", key, error)
                 return None
             raise
 

@@ -19,6 +19,8 @@ IDENTITY = ("game", "players", "options", "created", "hints", "cards")
 #: header fields that link or explain (a game written again under a new gid, a repair)
 NOTES = ("forked_from", "forked_to", "fork_reason", "repaired")
 _ENTRY_ID = re.compile(r"([0-9]+)-0")
+#: What a game id may look like before it gets anywhere near Redis (no `:`, `*`, `/`, `..`).
+GID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
 
 class CorruptJournal(Exception):

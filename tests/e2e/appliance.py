@@ -24,14 +24,16 @@ ROOT = Path(__file__).parents[2]
 POLL_MS, GAP_MS, BOUNCE_MS = 5, 15, 5
 
 
-def write_profile(path: Path, url: str, table: str = "t1", club: dict | None = None) -> Path:
-    """The demos' profile on store `url` and table `table`, with a dummy display and quick hands, and
-    `club` as its [club] section when given."""
+def write_profile(path: Path, url: str, table: str = "t1", club: dict | None = None, local_dir: Path | None = None) -> Path:
+    """The demos' profile on store `url` and table `table`, with a dummy display and quick hands,
+    `club` as its [club] section and the journal's local copy in `local_dir` when given."""
     data = tomllib.loads(PROFILE.read_text(encoding="utf-8"))
     if club is not None:
         data["club"] = club
     data["table"]["id"] = table
     data["store"]["url"] = url
+    if local_dir is not None:
+        data["store"]["local_dir"] = str(local_dir)
     data["display"] = {"driver": "dummy"}
     data["reader_timing"] = {"poll_ms": POLL_MS, "gap_ms": GAP_MS}
     data["buttons"]["bounce_ms"] = BOUNCE_MS
@@ -47,9 +49,10 @@ def script_seconds(lines: list[str]) -> float:
 class Appliance:
     """One table's appliance, started again and again on the same profile, store and tag file."""
 
-    def __init__(self, directory: Path, url: str, tags: dict[str, TagEntry], table: str = "t1", club: dict | None = None):
+    def __init__(self, directory: Path, url: str, tags: dict[str, TagEntry], table: str = "t1", club: dict | None = None,
+                 local_dir: Path | None = None):
         self.directory = directory
-        self.profile = write_profile(directory / "profile.toml", url, table, club)
+        self.profile = write_profile(directory / "profile.toml", url, table, club, local_dir)
         self.tags = directory / "tags.toml"
         self.tags.write_text(tagfile.export_text(sorted(tags.items()), table), encoding="utf-8")
         self.process: subprocess.Popen | None = None
@@ -83,6 +86,11 @@ class Appliance:
         self.process.send_signal(signal.SIGKILL)
         assert self.process.wait(timeout=10) == -signal.SIGKILL
         self._closed()
+
+    def freeze(self) -> None:
+        """SIGSTOP: the appliance notices nothing until it is killed."""
+        self._check_running()
+        self.process.send_signal(signal.SIGSTOP)
 
     def stop(self) -> None:
         """SIGTERM, as systemd stops the service: the appliance must exit cleanly (status 0)."""

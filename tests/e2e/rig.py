@@ -13,13 +13,15 @@ from firmware.script import Step, VirtualClock, VirtualTime
 PROFILE = Path(__file__).parents[2] / "firmware" / "demos" / "profile.toml"
 
 
-def mocked_profile(url: str, table: str = "t1", display: DisplaySpec = DisplaySpec(driver="dummy")) -> Profile:
-    """The demos' profile (five seat readers and a shared one, mock buttons) on store `url`, table
-    `table`, with luma's dummy display, which keeps the last frame (or `display`)."""
+def mocked_profile(url: str, table: str = "t1", display: DisplaySpec = DisplaySpec(driver="dummy"),
+                   local_dir: Path | None = None) -> Profile:
+    """The demos' profile (five seat readers and a shared one, mock buttons) on store `url` (the
+    journal's local copy in `local_dir`), table `table`, with luma's dummy display, which keeps the
+    last frame (or `display`)."""
     profile = load_profile(PROFILE)
     return dataclasses.replace(
         profile,
-        store=StoreConfig(url),
+        store=StoreConfig(url, local_dir=local_dir),
         table=dataclasses.replace(profile.table, id=table),
         display=display,
     )
@@ -27,8 +29,8 @@ def mocked_profile(url: str, table: str = "t1", display: DisplaySpec = DisplaySp
 
 class Rig:
     def __init__(self, url: str, table: str = "t1", record: list[str] | None = None,
-                 display: DisplaySpec = DisplaySpec(driver="dummy")):
-        profile = mocked_profile(url, table, display)
+                 display: DisplaySpec = DisplaySpec(driver="dummy"), local_dir: Path | None = None):
+        profile = mocked_profile(url, table, display, local_dir)
         self.clock = VirtualClock()
         self.app = App.build(profile, clock=self.clock, web=False)
         self.hands = VirtualTime(self.app, self.clock)

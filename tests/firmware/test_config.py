@@ -97,6 +97,7 @@ def test_the_desktop_profile_has_a_mock_reader_per_seat_and_a_shared_one():
 def test_the_pi_profile_uses_both_spi_buses_redis_and_an_i2c_ssd1306():
     profile = load_profile(CONFIG / "pi.toml")
     assert profile.store.url == "redis://localhost:6379/0" and profile.store.require_aof
+    assert profile.store.local_dir == Path("/var/lib/tablemate")  # the service's StateDirectory
     assert (profile.display.driver, profile.display.interface, profile.display.port, profile.display.address) == (
         "ssd1306", "i2c", 1, 0x3C)
     assert [(r.driver, r.bus, r.device) for r in profile.readers] == [
@@ -150,6 +151,12 @@ def test_relative_png_dir_is_relative_to_the_profile(tmp_path):
     path = write(tmp_path, replace('driver = "dummy"', 'driver = "png"\npng_dir = "frames"\npng_scale = 4'))
     profile = load_profile(path)
     assert Path(profile.display.png_dir) == tmp_path / "frames" and profile.display.png_scale == 4
+
+
+def test_the_local_copy_is_off_unless_configured_and_its_directory_is_relative_to_the_profile(tmp_path):
+    assert load_profile(write(tmp_path, BASE)).store.local_dir is None
+    path = write(tmp_path, replace('url = "memory://"', 'url = "redis://localhost/0"\nlocal_dir = "state"'))
+    assert load_profile(path).store.local_dir == tmp_path / "state"
 
 
 def test_oled_care_keys_are_read_and_0_turns_a_step_off(tmp_path):
@@ -250,6 +257,8 @@ def test_missing_required_keys_are_named(tmp_path, text, fragments):
      (f"table.game: 'chess' is not one of {', '.join(engines.names())}",)),
     (replace('url = "memory://"', 'url = "http://localhost:6379"'), ("store.url: 'http://localhost:6379' must",)),
     (replace('url = "memory://"', 'url = "memory://"\nrequire_aof = true'), ("store.require_aof: an in-memory store",)),
+    (replace('url = "memory://"', 'url = "memory://"\nlocal_dir = "state"'), ("store.local_dir: an in-memory store",)),
+    (replace('url = "memory://"', 'url = "redis://localhost/0"\nlocal_dir = ""'), ("store.local_dir: must name a directory",)),
     (replace('driver = "dummy"', 'driver = "st7735"'), ("display.driver: 'st7735' is not one of",)),
     (replace('driver = "dummy"', 'driver = "dummy"\nrotate = 90'), ("display.rotate: 90 is not one of 0, 180",)),
     (replace('driver = "dummy"', 'driver = "terminal"\naddress = 0x3C'),

@@ -4,6 +4,7 @@ import threading
 
 from drivers.display import DisplaySpec, open_display
 from firmware.journal import Journal
+from firmware.journal.local import LocalCopy
 from firmware.loop import Loop
 from firmware.screens import Screen
 from firmware.store import connect, memory_server
@@ -14,9 +15,9 @@ from firmware.views import MessageView
 LAY = {"type": "lay", "player": 0, "card": {"id": "ulm-1", "city": "ulm"}}
 
 
-def loop_with_a_game(url):
+def loop_with_a_game(url, local: LocalCopy | None = None):
     client = connect(url)
-    table = Table(Journal(client, "t1"), TagMap(client, "t1"))
+    table = Table(Journal(client, "t1", local=local), TagMap(client, "t1"))
     loop = Loop(table, open_display(DisplaySpec(driver="dummy")))
     loop.start()
     table.new_game("thurn_und_taxis", ["Ana", "Ben"], {})
@@ -30,6 +31,16 @@ def test_unsaved_actions_are_said_on_the_paused_frame(memory_url):
     loop.finish(wait_s=0.3)
     expected = Screen().render(MessageView("Paused", ("1 action(s) NOT saved", "Redis did not answer")))
     assert loop.display.image.tobytes() == expected.tobytes()
+
+
+def test_actions_the_local_copy_keeps_are_said_to_be_saved_at_the_next_start(memory_url, tmp_path, caplog):
+    loop = loop_with_a_game(memory_url, LocalCopy(tmp_path, "t1"))
+    memory_server(memory_url).connected = False
+    loop.table.session.apply(LAY)
+    loop.finish(wait_s=0.3)
+    expected = Screen().render(MessageView("Paused", ("1 action(s) kept here", "Saved at next start")))
+    assert loop.display.image.tobytes() == expected.tobytes()
+    assert f"not yet in Redis: kept in {tmp_path / 't1.jsonl'}, written at the next start" in caplog.text
 
 
 def test_a_store_back_during_the_stop_gets_everything(memory_url):

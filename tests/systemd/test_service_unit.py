@@ -12,7 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from firmware.config import load_profile
+
 UNIT = Path(__file__).parents[2] / "systemd" / "tablemate.service"
+PI_PROFILE = Path(__file__).parents[2] / "config" / "pi.toml"
 COMPANION = UNIT.with_name("tablemate-panel-off.service")
 CLUB = UNIT.with_name("tablemate-club.service")
 PROGRAM = "/opt/tablemate/venv/bin/tablemate"
@@ -88,6 +91,8 @@ def test_the_unit_keeps_what_the_table_needs():
     # lgpio's pipes: a working directory the service can write, and LG_WD pointing there
     assert service["RuntimeDirectory"] == ["tablemate"] and service["StateDirectory"] == ["tablemate"]
     assert service["WorkingDirectory"] == ["/run/tablemate"]
+    # the journal's local copy: in the state directory, which the service may write
+    assert load_profile(PI_PROFILE).store.local_dir == Path("/var/lib") / service["StateDirectory"][0]
     assert set(service["Environment"]) >= {"LG_WD=/run/tablemate", "PYTHONUNBUFFERED=1"}
     assert service["StandardOutput"] == ["journal"] and service["StandardError"] == ["journal"]
     assert unit[("Install", "WantedBy")] == ["multi-user.target"]

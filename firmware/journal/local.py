@@ -1,0 +1,300 @@
+"""The journal's local copy: a write-ahead file on the appliance's own disk ([store] local_dir), so
+that what the table accepted survives a pulled plug while Redis does not hold it, and a game Redis
+loses or that is changed under it is written again at the next start. The rules it serves are in
+the package's docstring (firmware/journal/__init__.py, "The local copy"); this module is the file.
+
+One file per table, `<local_dir>/<table>.jsonl`: JSON lines, each appended and synced to the disk
+(fdatasync) before the write it records goes to Redis.
+  {"t": "file", "format": 1, "table": T, "token": K}     the first line: the table and the file's token
+  {"t": "game", "gid": G, "head": {..}, "state": {..}, "headed": true, "active": true}
+                                                         a game: its entry 0-1, its status and notes
+  {"t": "entries", "gid": G, "first": N, "fields": [..]} entries N, N+1... as stored (a transaction's)
+  {"t": "state", "gid": G, "state": {..}}                its status and scores changed
+  {"t": "moved", "gid": G, "to": G2, "head": {..}, "state": {..}}
+                                                         the game is being written under another gid
+A compaction writes the file again from what the journal holds (a temporary file synced, renamed
+over the file, the directory synced): a power cut leaves the old file or the new one, whole.
+
+Reading: a last line without its newline is a write a power cut cut short (what it records was not
+sent to Redis): ignored, with a log line. Any other line that is not a valid record is damage: the
+file is kept aside as `<table>.jsonl.damaged-<time>` for the owner, and the games are taken as the
+lines before it hold them.
+"""
+
+import json
+import logging
+import os
+import secrets
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from .records import GID, CorruptJournal, parse_entry, parse_identity
+
+log = logging.getLogger(__name__)
+
+FORMAT = 1
+
+
+@dataclass
+class Kept:
+    """A game as the local copy holds it: what the journal holds of it in memory."""
+
+    gid: str
+    head: dict[str, str]
+    state: dict[str, str]
+    headed: bool
+    entries: list[dict[str, str]] = field(default_factory=list)
+
+
+@dataclass
+class Found:
+    """What a local copy holds: its token (None: no file), its games in order, the active one's gid."""
+
+    token: str | None = None
+    games: list[Kept] = field(default_factory=list)
+    active: str | None = None
+    #: what is wrong with the file ("line 7: ..."), and where it was kept aside; None: nothing
+    damage: str | None = None
+    kept_aside: Path | None = None
+
+
+class Damaged(ValueError):
+    """A line of the local copy that is not a valid record."""
+
+
+class LocalCopy:
+    """One table's local copy. Off until `start()`; every write raises OSError when the disk fails
+    (the journal then turns it off for the run: `fail()`)."""
+
+    def __init__(self, directory: Path, table: str):
+        self.directory = Path(directory)
+        self.table = table
+        self.path = self.directory / f"{table}.jsonl"
+        #: the token written in the file, and whether the file holds every write made under it
+        #: (Redis is then told the token: the journal's `local` key)
+        self.token: str | None = None
+        self.whole = False
+        #: why it failed (it stays off for the rest of the run)
+        self.failed: str | None = None
+        self._file: BinaryIO | None = None
+        #: the gid each game of the journal (a Mirror) has in the file
+        self._names: dict[Any, str] = {}
+
+    @property
+    def on(self) -> bool:
+        return self._file is not None
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def load(self) -> Found:
+        """The games the file holds (none when there is no file); a damaged file is kept aside."""
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            return Found()
+        body, newline, torn = data.rpartition(b"\n")
+        if not newline:
+            body, torn = b"", data
+        if torn:
+            log.warning("%s: the last line was cut short (%d bytes; a power cut while it was written): ignored", self.path, len(torn))
+        found, reading = Found(), _Reading(self.table)
+        for number, line in enumerate(body.split(b"\n") if newline else [], start=1):
+            try:
+                reading.take(line)
+            except Damaged as error:
+                found.damage = f"line {number}: {error}"
+                found.kept_aside = self._set_aside()
+                break
+        found.token, found.games, found.active = reading.token, list(reading.games.values()), reading.active
+        return found
+
+    def _set_aside(self) -> Path | None:
+        aside = self.path.with_name(f"{self.path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+        try:
+            os.replace(self.path, aside)
+        except OSError as error:
+            log.error("%s could not be kept aside as %s: %s", self.path, aside, error)
+            return None
+        return aside
+
+    # -- writing ---------------------------------------------------------------------------------
+
+    def start(self, games: list, active: Any, token: str | None, whole: bool) -> None:
+        """Write the file again holding `games` (the journal's mirrors, `active` among them or None)
+        under `token` (None: a new one), then append to it. `whole`: it holds every write made
+        under that token (Redis may be told so)."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        token = token or secrets.token_hex(8)
+        lines = [{"t": "file", "format": FORMAT, "table": self.table, "token": token}]
+        for game in games:
+            lines.append(self._game(game, game.gid, game is active))
+            if game.entries:
+                lines.append({"t": "entries", "gid": game.gid, "first": 1, "fields": game.entries})
+        temporary = self.path.with_name(f"{self.path.name}.tmp")
+        with open(temporary, "wb") as out:
+            out.write(b"".join(_line(record) for record in lines))
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, self.path)
+        directory = os.open(self.directory, os.O_RDONLY)
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)
+        self.close()
+        self._file = open(self.path, "ab", buffering=0)
+        self.token, self.whole = token, whole
+        self._names = {game: game.gid for game in games}
+
+    def rewrite(self, games: list, active: Any) -> None:
+        """Compact: the file again, holding just `games`, under the same token."""
+        self.start(games, active, self.token, self.whole)
+
+    def holds_only(self, games: list) -> bool:
+        """Whether the file holds no game besides `games` (else a compaction makes it smaller)."""
+        return set(self._names) <= set(games)
+
+    def begin(self, game: Any) -> None:
+        """A game begun: the active one from now on."""
+        self._append(self._game(game, game.gid, True))
+        self._names[game] = game.gid
+
+    def entries(self, game: Any, first: int) -> None:
+        """Entries `first`... of `game` (to its last), in one line: they go to Redis in one transaction."""
+        self._append({"t": "entries", "gid": self._names[game], "first": first, "fields": game.entries[first - 1:]})
+
+    def state(self, game: Any) -> None:
+        self._append({"t": "state", "gid": self._names[game], "state": game.state})
+
+    def moved(self, game: Any, gid: str, head: dict[str, str], state: dict[str, str]) -> None:
+        """`game` is about to be written whole under `gid` with this header (nothing when the file
+        already says so)."""
+        name = self._names[game]
+        if (name, head, state) != (gid, game.head, game.state):
+            self._append({"t": "moved", "gid": name, "to": gid, "head": head, "state": state})
+            self._names[game] = gid
+
+    def fail(self, error: OSError) -> None:
+        """The disk failed: off for the rest of the run (the file stays, no longer whole)."""
+        self.failed = str(error)
+        self.whole = False
+        self.close()
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    @staticmethod
+    def _game(game: Any, gid: str, active: bool) -> dict:
+        return {"t": "game", "gid": gid, "head": game.head, "state": game.state, "headed": game.headed, "active": active}
+
+    def _append(self, record: dict) -> None:
+        view = memoryview(_line(record))
+        while view:
+            view = view[self._file.write(view):]
+        (os.fdatasync if hasattr(os, "fdatasync") else os.fsync)(self._file.fileno())  # macOS has no fdatasync
+
+
+def _line(record: dict) -> bytes:
+    return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+
+
+class _Reading:
+    """The records of a file replayed in order into games; Damaged at the first invalid one."""
+
+    def __init__(self, table: str):
+        self.table = table
+        self.token: str | None = None
+        self.games: dict[str, Kept] = {}
+        self.active: str | None = None
+
+    def take(self, line: bytes) -> None:
+        try:
+            record = json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as error:
+            raise Damaged(f"not a JSON record ({error})") from None
+        if not isinstance(record, dict):
+            raise Damaged("not a JSON object")
+        kind = record.get("t")
+        if self.token is None:
+            if kind != "file" or record.get("format") != FORMAT or not isinstance(record.get("token"), str):
+                raise Damaged(f"the first line must say the file's format ({FORMAT}) and token")
+            if record.get("table") != self.table:
+                raise Damaged(f"the file is table {record.get('table')!r}'s, not {self.table!r}'s")
+            self.token = record["token"]
+            return
+        handle = {"game": self._game, "entries": self._entries, "state": self._state, "moved": self._moved}.get(kind)
+        if handle is None:
+            raise Damaged(f"unknown record {kind!r}")
+        handle(record)
+
+    def _game(self, record: dict) -> None:
+        gid = self._new_gid(record, "gid")
+        active = record.get("active")
+        if not isinstance(record.get("headed"), bool) or not isinstance(active, bool):
+            raise Damaged(f"game {gid}: headed and active must be true or false")
+        self.games[gid] = Kept(gid, *self._header(gid, record), record["headed"])
+        if active:
+            self.active = gid
+        elif self.active == gid:
+            self.active = None
+
+    def _entries(self, record: dict) -> None:
+        game = self._known(record)
+        first, fields = record.get("first"), record.get("fields")
+        if first != len(game.entries) + 1:
+            raise Damaged(f"game {game.gid}: entries from {first!r}, after entry {len(game.entries)}")
+        if not isinstance(fields, list) or not fields:
+            raise Damaged(f"game {game.gid}: entries must be a list of entries")
+        for number, entry in enumerate(fields, start=first):
+            entry = _strings(entry, f"game {game.gid}: entry {number}")
+            parsed = parse_entry(game.gid, number, entry)
+            if isinstance(parsed, CorruptJournal):
+                raise Damaged(parsed.reason)
+            game.entries.append(entry)
+
+    def _state(self, record: dict) -> None:
+        game = self._known(record)
+        game.state = _strings(record.get("state"), f"game {game.gid}: state")
+
+    def _moved(self, record: dict) -> None:
+        game = self._known(record)
+        gid = record["to"] if record.get("to") == game.gid else self._new_gid(record, "to")
+        del self.games[game.gid]
+        if self.active == game.gid:
+            self.active = gid
+        game.gid, (game.head, game.state) = gid, self._header(gid, record)
+        self.games[gid] = game
+
+    def _known(self, record: dict) -> Kept:
+        game = self.games.get(record.get("gid"))
+        if game is None:
+            raise Damaged(f"{record.get('t')} of game {record.get('gid')!r}, which the file has not begun")
+        return game
+
+    def _new_gid(self, record: dict, key: str) -> str:
+        gid = record.get(key)
+        if not isinstance(gid, str) or not GID.fullmatch(gid):
+            raise Damaged(f"{gid!r} is not a game id")
+        if gid in self.games:
+            raise Damaged(f"game {gid} is begun twice")
+        return gid
+
+    @staticmethod
+    def _header(gid: str, record: dict) -> tuple[dict[str, str], dict[str, str]]:
+        head = _strings(record.get("head"), f"game {gid}: head")
+        try:
+            parse_identity(gid, head, "head")
+        except CorruptJournal as error:
+            raise Damaged(error.reason) from None
+        return head, _strings(record.get("state"), f"game {gid}: state")
+
+
+def _strings(value: Any, what: str) -> dict[str, str]:
+    """`value` as a stored Redis hash or stream entry: text fields holding text."""
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise Damaged(f"{what} must map names to text")
+    return value

@@ -1,0 +1,278 @@
+"""The journal's local copy (firmware/journal/local.py): written before Redis, it brings back at the
+next start what Redis lacks or lost, exactly once, and moves a game Redis changed to a new gid; a
+torn, damaged or unwritable file never stops the table. A "kill" here is a journal dropped with
+its writes still waiting (a process killed keeps nothing else: each line was synced as it was written)."""
+
+import errno
+import json
+
+import pytest
+
+from firmware.journal import Journal
+from firmware.journal import local as local_module
+from firmware.journal.check import repair
+from firmware.journal.local import LocalCopy
+from firmware.store import connect, memory_server, table_key
+
+T = "thurn_und_taxis"
+
+
+class Table:
+    """One table's store and local directory; `start()` is a run of the appliance (claim, reconcile)."""
+
+    def __init__(self, url: str, directory):
+        self.url, self.directory = url, directory
+        self.client = connect(url)
+        self.runs: list[Journal] = []
+
+    def start(self, local: bool = True) -> Journal:
+        for run in self.runs:
+            run.close()  # the last run is killed: its file is closed, nothing more
+        journal = Journal(connect(self.url), "t1", clock=lambda: 1000.0,
+                          local=LocalCopy(self.directory, "t1") if local else None)
+        journal.claim()
+        journal.reconcile()
+        self.runs.append(journal)
+        return journal
+
+    def recovered(self, journal: Journal) -> str:
+        """The game a starting table recovers (Session.recover), adopted: its gid."""
+        gid = journal.resumable()
+        journal.adopt(journal.load(gid))
+        return gid
+
+    def down(self, down: bool = True) -> None:
+        memory_server(self.url).connected = not down
+
+    def stream(self, gid: str) -> list:
+        return self.client.xrange(table_key("t1", "game", gid, "log"))
+
+    def file(self):
+        return LocalCopy(self.directory, "t1").load()
+
+
+@pytest.fixture
+def table(store_url, tmp_path):
+    """On the in-memory store and on a Redis Cluster; a test that asks for `memory_url` too cuts
+    fakeredis's connection (an outage) and runs on the in-memory store alone."""
+    return Table(store_url, tmp_path / "state")
+
+
+def played(journal: Journal, n: int, first: int = 1, gid: str = "g1") -> None:
+    if first == 1:
+        journal.begin_game(gid, T, ["Ana", "Ben"], {})
+    for number in range(first, first + n):
+        journal.append(gid, number, {"n": number})
+
+
+def numbers(journal: Journal, gid: str) -> list:
+    return [action["n"] for action in journal.load(gid).actions]
+
+
+def test_what_waited_for_redis_when_the_table_was_killed_is_written_once_at_the_next_start(table, memory_url):
+    journal = table.start()
+    played(journal, 2)
+    table.down()
+    journal.append("g1", 3, {"n": 3})
+    journal.append("g1", 4, None, {"n": 4})  # a replaced play: undo and action in one write
+    journal.set_status("g1", "over", [])
+    assert journal.pending == 3 and journal.kept == table.directory / "t1.jsonl"
+    table.down(False)  # killed before the loop's next tick; Redis answers again
+
+    journal = table.start()
+    assert [kind for kind, _ in journal.load("g1").entries] == ["action"] * 3 + ["undo", "action"]
+    assert numbers(journal, "g1") == [1, 2, 4] and journal.load("g1").status == "over"
+    assert journal.notices == [(("Redis lacked 3 entries", "Saved from local copy"),
+                                "Redis lacked 3 entries of game g1: written from the local copy")]
+    assert table.recovered(journal) == "g1" and [g.gid for g in table.file().games] == ["g1"]
+    journal.append("g1", 6, {"n": 5})  # the game goes on
+    assert len(table.stream("g1")) == 7
+
+    journal = table.start()  # and once more: nothing is written twice
+    assert len(table.stream("g1")) == 7 and not journal.notices
+
+
+def test_a_game_begun_while_redis_was_down_is_written_whole_and_made_current(table, memory_url):
+    played(table.start(), 2)
+    table.down()
+    journal = table.runs[-1]
+    journal.set_status("g1", "abandoned")
+    played(journal, 2, gid="g2")
+    table.down(False)
+
+    journal = table.start()
+    assert journal.load("g1").status == "abandoned" and numbers(journal, "g2") == [1, 2]
+    assert journal.current() == "g2" and journal.games() == ["g1", "g2"]
+    assert journal.notices[-1][0] == ("Redis lacked the game", "Saved from local copy")
+    assert table.recovered(journal) == "g2" and [g.gid for g in table.file().games] == ["g2"]
+
+
+FOREIGN = {"kind": "action", "at": "1.0", "action": json.dumps({"n": "theirs"})}
+
+
+def change_entry_2(r) -> None:
+    key = table_key("t1", "game", "g1", "log")
+    entries = r.xrange(key)
+    r.delete(key)
+    for entry_id, fields in entries:
+        r.xadd(key, FOREIGN if entry_id == "2-0" else fields, id=entry_id)
+
+
+TAMPER = {
+    "stream deleted": (lambda r: r.delete(table_key("t1", "game", "g1", "log")), "Game gone from Redis", True),
+    "header deleted": (lambda r: r.delete(table_key("t1", "game", "g1")), "Game header gone", True),
+    "FLUSHALL": (lambda r: r.flushall(), "Redis lacked the game", True),
+    "a foreign entry at the next id": (lambda r: r.xadd(table_key("t1", "game", "g1", "log"), FOREIGN, id="4-0"),
+                                       "Another table writes as t1", False),
+    "an entry changed": (change_entry_2, "Game changed in Redis", False),
+}
+
+
+@pytest.mark.parametrize("tamper", TAMPER)
+def test_a_store_tampered_with_just_before_a_kill_gets_the_tables_game_back(table, tamper):
+    change, said, same_gid = TAMPER[tamper]
+    played(table.start(), 3)
+    change(table.client)
+    before = table.stream("g1")
+
+    journal = table.start()
+    gid = table.recovered(journal)
+    assert numbers(journal, gid) == [1, 2, 3] and len(journal.load(gid).entries) == 3
+    assert journal.notices[-1][0][0] == said
+    if same_gid:
+        assert gid == "g1"
+    else:  # what the table did not write is left as it was; the game goes on under a new gid
+        assert gid != "g1" and table.stream("g1") == before
+        assert journal.load(gid).notes["forked_from"] == "g1" and journal.load("g1").notes == {"forked_to": gid}
+        assert sorted(journal.games()) == sorted(["g1", gid])
+    assert [g.gid for g in table.file().games] == [gid]
+    table.start()
+    assert table.runs[-1].current() == gid and sorted(journal.games()) == sorted({"g1", gid})  # not forked twice
+
+
+def test_a_file_made_whole_at_start_is_vouched_for_before_any_write(table):
+    played(table.start(), 2)
+    table.client.flushall()  # Redis forgets the file's token too: at the next start it is not whole...
+    table.recovered(table.start())  # ...until it is written again from what it holds
+    table.client.xadd(table_key("t1", "game", "g1", "log"), FOREIGN, id="3-0")  # and killed before any write
+
+    journal = table.start()
+    gid = table.recovered(journal)
+    assert gid != "g1" and numbers(journal, gid) == [1, 2] and table.stream("g1")[-1] == ("3-0", FOREIGN)
+
+
+def test_a_fork_cut_short_by_a_kill_is_finished_under_the_gid_the_file_names_not_forked_again(table, monkeypatch, memory_url):
+    journal = table.start()
+    played(journal, 2)
+    table.client.xadd(table_key("t1", "game", "g1", "log"), FOREIGN, id="3-0")
+    moved = LocalCopy.moved
+
+    def moved_then_power_cut(self, *args):
+        moved(self, *args)
+        table.down()
+
+    monkeypatch.setattr(LocalCopy, "moved", moved_then_power_cut)
+    journal.append("g1", 3, {"n": 3})
+    assert journal.pending and journal.gid_of("g1") == "g1"  # the fork's transaction never ran
+    monkeypatch.undo()
+    table.down(False)
+
+    journal = table.start()
+    gid = table.recovered(journal)
+    assert gid != "g1" and sorted(journal.games()) == sorted(["g1", gid]) and numbers(journal, gid) == [1, 2, 3]
+    assert journal.load(gid).notes["forked_from"] == "g1" and table.stream("g1")[-1] == ("3-0", FOREIGN)
+
+
+def test_an_older_local_copy_gives_way_to_what_redis_holds(table):
+    played(table.start(), 2)
+    other = table.start(local=False)  # a run without the local copy (or `tablemate restore`) writes on
+    table.recovered(other)
+    other.append("g1", 3, {"n": 3})
+    assert table.client.get(table_key("t1", "local")) is None
+
+    journal = table.start()
+    assert numbers(journal, "g1") == [1, 2, 3] and journal.games() == ["g1"] and not journal.notices
+
+
+def test_a_game_repaired_in_redis_is_not_undone_by_the_local_copy(table, tmp_path):
+    journal = table.start()
+    played(journal, 3)  # {"n": 1} is no Thurn und Taxis action: the rules refuse entry 1
+    repair(Journal(connect(table.url), "t1"), "g1", 1, tmp_path)
+
+    journal = table.start()
+    assert journal.load("g1").entries == [] and not journal.notices
+
+
+def test_a_torn_last_line_is_ignored_and_a_damaged_line_is_reported_and_kept_aside(table, caplog, memory_url):
+    journal = table.start()
+    played(journal, 2)
+    table.down()
+    journal.append("g1", 3, {"n": 3})
+    table.down(False)
+    path = table.directory / "t1.jsonl"
+    with path.open("ab") as file:
+        file.write(b'{"t":"entries","gid":"g1","first":4,"fie')  # the power went during this write
+
+    journal = table.start()
+    assert "the last line was cut short" in caplog.text and numbers(journal, "g1") == [1, 2, 3]
+    assert b'"fie' not in path.read_bytes()  # compacted away
+    table.recovered(journal)
+
+    table.down()
+    journal.append("g1", 4, {"n": 4})
+    journal.append("g1", 5, {"n": 5})
+    table.down(False)
+    lines = path.read_bytes().split(b"\n")
+    lines[-3] = b'{"t":"entries","gid":"g1","first":4,"fields":[{"kind":"action"}]}'  # entry 4 damaged on the card
+    path.write_bytes(b"\n".join(lines))
+
+    journal = table.start()
+    (aside,) = table.directory.glob("t1.jsonl.damaged-*")
+    assert aside.read_bytes() == b"\n".join(lines)  # nothing dropped: the owner has it all
+    assert "the local copy" in caplog.text and "is damaged at line" in caplog.text and "entry 4-0 holds no readable action" in caplog.text
+    assert journal.notices[-1][0] == ("Local copy damaged", "Kept aside; play on")
+    assert numbers(journal, "g1") == [1, 2, 3]  # what the lines before it hold (Redis already had it)
+    assert table.recovered(journal) == "g1" and [len(g.entries) for g in table.file().games] == [3]
+
+
+def test_an_unwritable_directory_is_said_once_and_play_goes_on_with_redis_alone(table, tmp_path, caplog):
+    (tmp_path / "a-file").write_text("")
+    table.directory = tmp_path / "a-file" / "state"  # cannot be made
+    journal = table.start()
+    played(journal, 2)
+    assert numbers(journal, "g1") == [1, 2] and journal.kept is None
+    assert journal.notices == [(("Local copy failed", "Play goes on"), journal.notices[0][1])]
+    assert "a-file/state" in journal.notices[0][1] and "Redis alone keeps" in caplog.text
+    assert table.client.get(table_key("t1", "local")) is None
+
+
+def test_a_full_disk_mid_game_turns_the_local_copy_off_and_its_older_file_gives_way_to_redis(table, monkeypatch):
+    journal = table.start()
+    played(journal, 2)
+    assert table.client.get(table_key("t1", "local")) == table.file().token
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(local_module.os, "fdatasync", full)
+    journal.append("g1", 3, {"n": 3})
+    journal.append("g1", 4, {"n": 4})
+    monkeypatch.undo()
+    assert numbers(journal, "g1") == [1, 2, 3, 4] and journal.pending == 0
+    assert [notice[0] for notice in journal.notices] == [("Local copy failed", "Play goes on")]
+    assert table.client.get(table_key("t1", "local")) is None  # the file no longer holds every write
+
+    journal = table.start()
+    assert numbers(journal, "g1") == [1, 2, 3, 4] and journal.games() == ["g1"] and not journal.notices
+
+
+def test_the_file_holds_the_current_game_and_the_games_still_waiting_for_redis(table, memory_url):
+    journal = table.start()
+    played(journal, 2)
+    table.down()
+    journal.set_status("g1", "abandoned")
+    played(journal, 1, gid="g2")
+    assert [g.gid for g in table.file().games] == ["g1", "g2"] and table.file().active == "g2"
+    table.down(False)
+    journal.flush()
+    assert [(g.gid, len(g.entries)) for g in table.file().games] == [("g2", 1)]
