@@ -15,7 +15,7 @@ from firmware.config import load_profile
 from firmware.enrolment import Progress
 from firmware.journal import Journal
 from firmware.session import Session
-from firmware.store import connect
+from firmware.store import connect, table_key
 from firmware.tagmap import TagMap
 from firmware.web.reader import Reader
 from tests.e2e.games import bot_game
