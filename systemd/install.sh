@@ -508,7 +508,7 @@ install_virtualenv() {
 }
 
 install_unit() {
-    local enabled changed=0
+    local changed=0
     say "Service $UNIT_NAME, and $COMPANION_NAME (turns the display off a while after a stop)"
     if put_file "$SOURCE/systemd/tablemate.service" "$UNIT" 0644; then
         changed=1
@@ -520,18 +520,24 @@ install_unit() {
     if [ "$changed" = 1 ]; then
         run systemctl daemon-reload
     fi
-    enabled=$(systemctl is-enabled "$UNIT_NAME" 2>/dev/null || true)
+    enable_unit "$UNIT_NAME"
+}
+
+# Enable unit $1 unless it is already enabled.
+enable_unit() {
+    local enabled
+    enabled=$(systemctl is-enabled "$1" 2>/dev/null || true)
     if [ "$enabled" = enabled ]; then
-        note "ok: enabled"
+        note "ok: $1 enabled"
     else
-        run systemctl enable "$UNIT_NAME"
+        run systemctl enable "$1"
     fi
 }
 
 # The nightly backup: its directory (the service user writes it, everyone may read it, so the
 # owner can copy the files off the Pi), its service and its timer, enabled and started.
 install_backups() {
-    local unit changed=0 enabled active
+    local unit changed=0 active
     say "Nightly backups into $BACKUP_DIR ($BACKUP_TIMER)"
     if [ -d "$(at "$BACKUP_DIR")" ]; then
         note "ok: $BACKUP_DIR exists"
@@ -547,12 +553,7 @@ install_backups() {
     if [ "$changed" = 1 ]; then
         run systemctl daemon-reload
     fi
-    enabled=$(systemctl is-enabled "$BACKUP_TIMER" 2>/dev/null || true)
-    if [ "$enabled" = enabled ]; then
-        note "ok: $BACKUP_TIMER enabled"
-    else
-        run systemctl enable "$BACKUP_TIMER"
-    fi
+    enable_unit "$BACKUP_TIMER"
     active=$(systemctl is-active "$BACKUP_TIMER" 2>/dev/null || true)
     if [ "$active" = active ]; then
         note "ok: $BACKUP_TIMER is waiting for the night"
