@@ -2,8 +2,11 @@
 
 A frame identical to the previous one is not written again (screens are often redrawn unchanged).
 Numbering continues after the frames already in the directory, so a second run never overwrites.
+Each file is written under a hidden temporary name and renamed into place, so whoever reads the
+directory while frames are being written (a test, a script) sees only whole PNG files.
 """
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -39,7 +42,9 @@ class PngDisplay(Display):
         frame = image if self.scale == 1 else image.resize(
             (image.width * self.scale, image.height * self.scale), Image.Resampling.NEAREST)
         path = self.directory / f"frame-{self._next:05d}.png"
-        frame.save(path)
+        partial = path.with_name(f".{path.name}.part")
+        frame.save(partial, format="PNG")
+        os.replace(partial, path)
         self._next += 1
         self._previous = image.copy()
         self.paths.append(path)

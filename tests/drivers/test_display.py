@@ -209,6 +209,8 @@ def test_png_capture_writes_new_frames_only_and_never_overwrites(tmp_path):
     again = open_display(DisplaySpec(driver="png", png_dir=str(tmp_path / "frames")))
     again.show(sample_frame())
     assert [p.name for p in again.paths] == ["frame-00003.png"]
+    assert sorted(p.name for p in (tmp_path / "frames").iterdir()) == [
+        "frame-00001.png", "frame-00002.png", "frame-00003.png"]  # written whole, no partial file left behind
 
 
 def test_png_capture_into_an_unwritable_place_is_tolerated(tmp_path):
