@@ -12,8 +12,8 @@ watched the same way: while one of them is dead or stuck, the loop stops pinging
 `[club]`, the uplink copies the table's games to the club from a thread of its own (firmware.club);
 its troubles are shown like a reader's, and play goes on.
 
-Hardware never stops the start: a reader or a display that is missing, not permitted or silent is
-logged, shown, and retried while the table runs (a wrong profile is another matter: exit status 78).
+Hardware never stops the start: a reader, a display or the buttons' GPIOs missing, not permitted,
+busy or silent are logged, shown, and retried while the table runs (a wrong profile is another matter: exit status 78).
 """
 
 import faulthandler
@@ -105,7 +105,8 @@ class App:
         loop.watch("tablemate-display", display.alive)
         readers = open_readers(profile.readers, loop.post, timing=profile.reader_timing, clock=clock, sleep=sleep)
         loop.watch("readers", readers.alive)
-        buttons = open_buttons(profile.buttons, loop.post, clock=clock)
+        buttons = open_buttons(profile.buttons, loop.post, clock=clock,
+                               report=lambda trouble: loop.post(PartStatus("buttons", trouble)))
         app = cls(profile, loop, display, readers, buttons, store)
         if profile.web.enabled if web is None else web:
             from .web import Background

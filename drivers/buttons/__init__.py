@@ -14,6 +14,12 @@ Drivers: "gpio" (gpiozero's default pin factory: lgpio on a Pi), "mock" (a priva
 MockFactory, `panel.factory`; drive `panel.factory.pin(panel.pin("undo"))` low to press), "none".
 Callbacks come from gpiozero's thread on a Pi and synchronously under the mock; a small thread
 times debouncing and holds. Tests inject a clock and call `panel.update()` after moving it.
+
+GPIOs that cannot be claimed (no lgpio, no permission on /dev/gpiochip0, a line busy) are hardware,
+not a wrong profile: given `report`, the panel tells it what is wrong in a few words (the whole story
+goes to the log), keeps trying with a back-off (1 s doubling to 30 s) and reports None once every
+button is claimed; the table plays on with its readers meanwhile. Without `report` (the doctor, a
+script) the problem is raised as a ButtonError. A bad spec is always raised, before any pin is taken.
 """
 
 import logging
@@ -23,6 +29,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from drivers.pins import gpio, gpio_problem
+
 from .debounce import Debouncer
 
 log = logging.getLogger(__name__)
@@ -31,6 +39,7 @@ ROLES = ("withdraw", "pass", "undo", "next", "ok")
 DRIVERS = ("gpio", "mock", "none")
 KINDS = ("press", "hold", "turn")
 TICK = 0.005  # how often the timing thread looks while a button settles or may become a hold
+RETRY = (1.0, 30.0)  # first and longest wait before claiming the GPIOs again after they failed
 
 __all__ = ["DRIVERS", "KINDS", "ROLES", "ButtonError", "ButtonEvent", "ButtonPanel", "ButtonSpec", "Debouncer",
            "open_buttons"]
@@ -63,16 +72,25 @@ class ButtonSpec:
 
 
 Sink = Callable[[ButtonEvent], object]
+Report = Callable[[str | None], object]
 
 
 class ButtonPanel:
     """The open buttons. `close()` releases their pins only (idempotent)."""
 
     def __init__(self, spec: ButtonSpec, sink: Sink, *, pin_factory: Any = None,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic, report: Report | None = None):
         _check(spec)
+        self._spec = spec
         self._sink = sink
         self._clock = clock
+        self._report = report
+        #: what keeps the buttons from working, in a few words (None: they work)
+        self.trouble: str | None = None
+        self._problem = ""
+        self._opening = 0
+        self._delay = RETRY[0]
+        self._retry_at = 0.0
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._closed = False
@@ -87,11 +105,8 @@ class ButtonPanel:
         self._thread: threading.Thread | None = None
         if spec.driver == "none":
             return
-        try:
-            self._open(spec)
-        except BaseException:
-            self._release()
-            raise
+        if not self._claim() and report is None:
+            raise ButtonError(self._problem)
         self._thread = threading.Thread(target=self._run, name="tablemate-buttons", daemon=True)
         self._thread.start()
 
@@ -100,11 +115,14 @@ class ButtonPanel:
         return self._pins[role, seat]
 
     def update(self) -> None:
-        """Report whatever debouncing and holds make due at the clock's current time."""
+        """Report whatever debouncing and holds make due at the clock's current time; claim the GPIOs
+        again when they failed and the back-off has run out."""
         with self._lock:
             if self._closed:
                 return
             now = self._clock()
+            if self.trouble is not None and now >= self._retry_at:
+                self._claim()
             for (role, seat), (_button, debouncer) in self._keys.items():
                 self._emit(role, seat, debouncer.step(now))
 
@@ -125,28 +143,57 @@ class ButtonPanel:
         self.close()
 
     # -- internals -------------------------------------------------------------------------------
+    def _claim(self) -> bool:
+        """Claim every button's GPIO (all or none); on failure note why and when to try again."""
+        try:
+            self._open(self._spec)
+        except Exception as error:
+            self._release()
+            self._problem, trouble = self._explain(error)
+            if trouble != self.trouble:
+                log.error("buttons: %s; the table plays on without them and tries again", self._problem)
+                self.trouble = trouble
+                if self._report is not None:
+                    self._report(f"Buttons: {trouble}")
+            self._retry_at = self._clock() + self._delay
+            self._delay = min(self._delay * 2, RETRY[1])
+            return False
+        if self.trouble is not None:
+            log.info("buttons: every GPIO claimed, the buttons work again")
+            self.trouble = None
+            self._delay = RETRY[0]
+            if self._report is not None:
+                self._report(None)
+        return True
+
+    def _explain(self, error: Exception) -> tuple[str, str]:
+        """Why the GPIOs could not be claimed, and the same in a few words."""
+        from gpiozero.exc import BadPinFactory
+
+        if isinstance(error, BadPinFactory):
+            return (f"no GPIO access ({error}): on a Pi install lgpio (pip install lgpio); "
+                    "on a desktop set [buttons] driver = \"mock\" or \"none\""), "no GPIO access"
+        return gpio_problem(error, f"the button on {gpio(self._opening)}")
+
     def _open(self, spec: ButtonSpec) -> None:
         from gpiozero import Button, RotaryEncoder
-        from gpiozero.exc import BadPinFactory
 
         wanted = [((role, None), pin) for role, pin in spec.pins.items()]
         wanted += [(("withdraw", seat), pin) for seat, pin in sorted(spec.seat_withdraw.items())]
         bounce, hold = spec.bounce_ms / 1000, spec.hold_ms / 1000
-        try:
-            for key, pin in wanted:
-                button = Button(pin, pull_up=True, bounce_time=None, pin_factory=self.factory)
-                debouncer = Debouncer(bounce=bounce, hold=hold, pressed=button.is_pressed, now=self._clock())
-                self._keys[key] = (button, debouncer)
-                self._pins[key] = pin
-                button.when_pressed = self._edge_handler(key, True)
-                button.when_released = self._edge_handler(key, False)
-            if spec.encoder is not None:
-                self.encoder = RotaryEncoder(*spec.encoder, max_steps=0, pin_factory=self.factory)
-                self.encoder.when_rotated_clockwise = lambda: self._sink(ButtonEvent("encoder", "turn", None, 1))
-                self.encoder.when_rotated_counter_clockwise = lambda: self._sink(ButtonEvent("encoder", "turn", None, -1))
-        except BadPinFactory as error:
-            raise ButtonError(f"no GPIO access ({error}): on a Pi install lgpio (pip install lgpio); "
-                              "on a desktop set [buttons] driver = \"mock\" or \"none\"") from None
+        for key, pin in wanted:
+            self._opening = pin
+            button = Button(pin, pull_up=True, bounce_time=None, pin_factory=self.factory)
+            debouncer = Debouncer(bounce=bounce, hold=hold, pressed=button.is_pressed, now=self._clock())
+            self._keys[key] = (button, debouncer)
+            self._pins[key] = pin
+            button.when_pressed = self._edge_handler(key, True)
+            button.when_released = self._edge_handler(key, False)
+        if spec.encoder is not None:
+            self._opening = spec.encoder[0]
+            self.encoder = RotaryEncoder(*spec.encoder, max_steps=0, pin_factory=self.factory)
+            self.encoder.when_rotated_clockwise = lambda: self._sink(ButtonEvent("encoder", "turn", None, 1))
+            self.encoder.when_rotated_counter_clockwise = lambda: self._sink(ButtonEvent("encoder", "turn", None, -1))
 
     def _edge_handler(self, key: tuple[str, int | None], pressed: bool) -> Callable[[], None]:
         def handle() -> None:
@@ -167,7 +214,7 @@ class ButtonPanel:
 
     def _run(self) -> None:
         while not self._closed:
-            self._wake.wait(TICK if self._busy() else None)
+            self._wake.wait(TICK if self._busy() else max(TICK, self._retry_at - self._clock()) if self.trouble else None)
             self._wake.clear()
             self.update()
 
@@ -175,6 +222,7 @@ class ButtonPanel:
         devices = [button for button, _debouncer in self._keys.values()]
         if self.encoder is not None:
             devices.append(self.encoder)
+        self._keys, self._pins, self.encoder = {}, {}, None
         for device in devices:
             try:
                 device.close()
@@ -197,6 +245,7 @@ def _check(spec: ButtonSpec) -> None:
 
 
 def open_buttons(spec: ButtonSpec, sink: Sink, *, pin_factory: Any = None,
-                 clock: Callable[[], float] = time.monotonic) -> ButtonPanel:
-    """Open the buttons the spec names; every ButtonEvent goes to `sink` (the firmware's queue.put)."""
-    return ButtonPanel(spec, sink, pin_factory=pin_factory, clock=clock)
+                 clock: Callable[[], float] = time.monotonic, report: Report | None = None) -> ButtonPanel:
+    """Open the buttons the spec names; every ButtonEvent goes to `sink` (the firmware's queue.put);
+    `report` hears of GPIOs that cannot be claimed (and of their recovery) instead of an exception."""
+    return ButtonPanel(spec, sink, pin_factory=pin_factory, clock=clock, report=report)

@@ -28,17 +28,13 @@ datasheet never says the bit clears itself). Two cards at once (a collision), a 
 garbled answer make the poll `Unreadable`. Reads of several registers share one SPI transaction.
 """
 
-import glob
-import grp
 import logging
-import os
-import pwd
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from drivers.pins import gpio, spi_line
+from drivers.pins import gpio, gpio_problem, permission_denied, spi_line
 
 from .base import Reader, ReaderFault
 from .presence import PollResult, Unreadable
@@ -371,7 +367,7 @@ class Rc522Reader(Reader):
             raise ReaderFault(f"{self.where} does not exist: SPI{self._bus} is not enabled: {turn_on}, then reboot "
                               "(systemd/install.sh does both)", f"SPI{self._bus} is off") from None
         except PermissionError:
-            raise ReaderFault(_permission(self.where, "spi"), "no permission") from None
+            raise ReaderFault(permission_denied(self.where, "spi"), "no permission") from None
         spi.mode = 0
         spi.max_speed_hz = self._spi_hz
         self._spi = spi
@@ -389,14 +385,7 @@ class Rc522Reader(Reader):
         return self._reset
 
     def _reset_problem(self, error: Exception) -> ReaderFault:
-        line = f"its reset line {gpio(self._rst)}"
-        locked = [path for path in sorted(glob.glob("/dev/gpiochip*")) if not os.access(path, os.R_OK | os.W_OK)]
-        if isinstance(error, PermissionError) or locked:
-            return ReaderFault(_permission(locked[0] if locked else "/dev/gpiochip0", "gpio"), "no permission")
-        if "busy" in str(error).lower() or type(error).__name__ == "GPIOPinInUse":
-            return ReaderFault(f"{line} is in use by another program (a second tablemate?) or claimed by a "
-                               f"dtoverlay: {error}", "GPIO busy")
-        return ReaderFault(f"cannot drive {line}: {type(error).__name__}: {error}", "GPIO error")
+        return ReaderFault(*gpio_problem(error, f"its reset line {gpio(self._rst)}"))
 
     def _check_reset_wiring(self, answer: int) -> None:
         if answer in VERSIONS or answer in CLONES:
@@ -433,14 +422,3 @@ class Rc522Reader(Reader):
         if self._spi is not None:
             self._spi.close()
             self._spi = None
-
-
-def _permission(path: str, group: str) -> str:
-    """Why `path` cannot be opened and how to fix it: the group that owns it, for this user."""
-    user = pwd.getpwuid(os.geteuid()).pw_name
-    try:
-        group = grp.getgrgid(os.stat(path).st_gid).gr_name
-    except (OSError, KeyError):
-        pass
-    return (f"permission denied on {path}: user {user} is not in group {group}, which owns it: "
-            f"sudo usermod -aG {group} {user}, then restart tablemate")

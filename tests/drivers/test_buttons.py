@@ -197,6 +197,57 @@ def test_gpio_without_a_pin_factory_says_what_to_install(monkeypatch):
             open_buttons(ButtonSpec(driver="gpio", pins={"ok": 26}), print)
 
 
+class RefusingFactory(MockFactory):
+    """gpiozero's MockFactory whose GPIO chip refuses this user `refusals` times, as /dev/gpiochip0
+    does for a service user outside the gpio group."""
+
+    def __init__(self, refusals):
+        super().__init__()
+        self.refusals = refusals
+
+    def pin(self, spec, **kwargs):
+        if self.refusals:
+            self.refusals -= 1
+            raise PermissionError(13, "Permission denied", "/dev/gpiochip0")
+        return super().pin(spec, **kwargs)
+
+
+def test_gpios_refused_at_start_are_reported_and_claimed_once_the_back_off_runs_out(clock):
+    factory, events, reports = RefusingFactory(refusals=2), [], []
+    with open_buttons(SPEC, events.append, pin_factory=factory, clock=clock, report=reports.append) as panel:
+        assert reports == ["Buttons: no permission"] and panel.trouble == "no permission"
+        settle(panel, clock, 0.9)
+        assert factory.refusals == 1  # the back-off (1 s) has not run out: no second try yet
+        settle(panel, clock, 0.1)
+        assert factory.refusals == 0 and reports == ["Buttons: no permission"]  # refused again: said once
+        settle(panel, clock, 1.9)
+        assert reports == ["Buttons: no permission"]  # the back-off doubled to 2 s
+        settle(panel, clock, 0.1)
+        assert reports == ["Buttons: no permission", None] and panel.trouble is None
+        press(factory, PINS["ok"])
+        settle(panel, clock, 0.1)
+        release(factory, PINS["ok"])
+        settle(panel, clock, 0.1)
+    assert events == [ButtonEvent("ok", "press", None)]
+
+
+def test_a_gpio_busy_is_named_and_every_button_claimed_once_it_is_free(mock_factory, clock, caplog):
+    squatter = Button(PINS["next"], pin_factory=mock_factory)  # another program holds GPIO19
+    reports = []
+    with open_buttons(SPEC, print, pin_factory=mock_factory, clock=clock, report=reports.append) as panel:
+        assert reports == ["Buttons: GPIO busy"]
+        assert "GPIO19 (pin 35) is in use by another program" in caplog.text
+        Button(PINS["withdraw"], pin_factory=mock_factory).close()  # all or none: the others were let go
+        squatter.close()
+        settle(panel, clock, 1.0)
+        assert reports == ["Buttons: GPIO busy", None] and panel.pin("next") == PINS["next"]
+
+
+def test_without_a_report_gpios_refused_are_an_error_that_says_how_to_fix_it(clock):
+    with pytest.raises(ButtonError, match="permission denied on /dev/gpiochip0.*sudo usermod -aG gpio"):
+        open_buttons(SPEC, print, pin_factory=RefusingFactory(refusals=1), clock=clock)
+
+
 @pytest.mark.parametrize("spec, message", [
     (ButtonSpec(driver="serial"), "driver 'serial'"),
     (ButtonSpec(driver="gpio", pins={"menu": 5}), "unknown button role.*menu"),

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpiozero import Device
+from gpiozero import Button, Device
 from gpiozero.pins.mock import MockFactory
 
 from drivers.readers import ReaderStatus
@@ -46,8 +46,9 @@ def pi_app(memory_url, monkeypatch):
     spidev (none at `missing`), gpiozero's MockFactory for every pin, and no /dev/i2c-1 for the SSD1306."""
     apps = []
 
-    def build(missing=()):
+    def build(missing=(), busy=()):
         clock, factory = FakeClock(), MockFactory()
+        squatters = [Button(pin, pin_factory=factory) for pin in busy]  # another program holds these GPIOs
         bus = FakeBus(clock)
         profile = load_profile(CONFIG / "pi.toml")
         profile = dataclasses.replace(profile, store=StoreConfig(memory_url), web=WebConfig(enabled=False))
@@ -60,7 +61,9 @@ def pi_app(memory_url, monkeypatch):
         monkeypatch.setattr(Device, "pin_factory", factory)
         notifier = Recorder()
         apps.append(App.build(profile, clock=clock, sleep=clock.sleep, notifier=notifier))
-        return apps[-1], clock, chips, notifier
+        app = apps[-1]
+        app.squatters = squatters
+        return app, clock, chips, notifier
 
     yield build
     for app in apps:
@@ -106,6 +109,21 @@ def test_a_reader_that_works_again_leaves_the_screen_and_the_status(pi_app):
     app.loop.drain()
     assert notifier.statuses[-1] == "Choosing a game" and app.loop.table.view().notice == ""
     assert [e for e in app.loop.events.queue if isinstance(e, ReaderStatus)] == []
+
+
+def test_buttons_whose_gpio_is_busy_at_boot_are_shown_and_claimed_once_it_is_free(pi_app):
+    app, clock, chips, notifier = pi_app(busy=(12,))
+    app.loop.start()
+    app.readers.settle(1.0, clock.sleep)
+    app.loop.drain()
+    assert app.loop.table.notice == "Buttons: GPIO busy"
+    assert notifier.statuses[-1] == "Choosing a game; Buttons: GPIO busy"
+    app.squatters[0].close()
+    clock.advance(1.0)
+    app.buttons.update()
+    app.loop.drain()
+    assert notifier.statuses[-1] == "Choosing a game" and app.loop.table.notice == ""
+    assert app.buttons.pin("undo") == 12
 
 
 def test_the_watchdog_is_not_pinged_while_the_readers_thread_is_dead(pi_app):
