@@ -51,6 +51,7 @@ POWER_DOWN = 0x10
 TX_IRQ, RX_IRQ, TIMER_IRQ = 0x40, 0x20, 0x01
 BUFFER_OVFL, COLL_ERR, CRC_ERR, PARITY_ERR, PROTOCOL_ERR = 0x10, 0x08, 0x04, 0x02, 0x01
 START_SEND = 0x80
+FIFO_LEVEL_MASK = 0x7F
 T_AUTO = 0x80
 ANTENNA = 0x03
 # ISO 14443A commands.
@@ -231,6 +232,7 @@ class Rc522:
         self.write(BIT_FRAMING, last_bits)  # StartSend back to 0: the frame is out
         if not irq & RX_IRQ:
             return None
+        level &= FIFO_LEVEL_MASK  # bit 7 is FlushBuffer, write-only: never count it as bytes
         received = self.read(*[FIFO_DATA] * level) if level else []
         errors = error & (BUFFER_OVFL | COLL_ERR | CRC_ERR | PARITY_ERR | PROTOCOL_ERR)
         return Frame(bytes(received), errors, control & 0x07)
