@@ -95,7 +95,8 @@ class ButtonPanel:
         self._wake = threading.Event()
         self._closed = False
         self._keys: dict[tuple[str, int | None], tuple[Any, Debouncer]] = {}
-        self._pins: dict[tuple[str, int | None], int] = {}
+        self._pins = {**{(role, None): pin for role, pin in spec.pins.items()},
+                      **{("withdraw", seat): pin for seat, pin in sorted(spec.seat_withdraw.items())}}
         self.encoder: Any = None
         if pin_factory is None and spec.driver == "mock":
             from gpiozero.pins.mock import MockFactory
@@ -178,15 +179,12 @@ class ButtonPanel:
     def _open(self, spec: ButtonSpec) -> None:
         from gpiozero import Button, RotaryEncoder
 
-        wanted = [((role, None), pin) for role, pin in spec.pins.items()]
-        wanted += [(("withdraw", seat), pin) for seat, pin in sorted(spec.seat_withdraw.items())]
         bounce, hold = spec.bounce_ms / 1000, spec.hold_ms / 1000
-        for key, pin in wanted:
+        for key, pin in self._pins.items():
             self._opening = pin
             button = Button(pin, pull_up=True, bounce_time=None, pin_factory=self.factory)
             debouncer = Debouncer(bounce=bounce, hold=hold, pressed=button.is_pressed, now=self._clock())
             self._keys[key] = (button, debouncer)
-            self._pins[key] = pin
             button.when_pressed = self._edge_handler(key, True)
             button.when_released = self._edge_handler(key, False)
         if spec.encoder is not None:
@@ -222,7 +220,7 @@ class ButtonPanel:
         devices = [button for button, _debouncer in self._keys.values()]
         if self.encoder is not None:
             devices.append(self.encoder)
-        self._keys, self._pins, self.encoder = {}, {}, None
+        self._keys, self.encoder = {}, None
         for device in devices:
             try:
                 device.close()
