@@ -33,6 +33,8 @@ log = logging.getLogger(__name__)
 #: how long a stop keeps trying to write what waits for Redis (the unit's TimeoutStopSec is 20 s)
 STOP_FLUSH_S = 5.0
 STOP_RETRY_S = 0.2
+#: how long READY=1 waits for the display thread to put the first frame on the panel
+READY_WAIT_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -239,8 +241,12 @@ class Loop:
             self.display.set_level("dim")
 
     def _tell_ready(self) -> None:
-        """READY=1 once, when the recovered game (or the game choice) is on the screen."""
+        """READY=1 once, when the recovered game (or the game choice) is on the screen: the display
+        thread is given up to READY_WAIT_S to send it (a dead bus delays READY by that, no more)."""
         if not self.ready and not self.table.waiting:
+            wait = getattr(self.display, "wait", None)
+            if wait is not None:
+                wait(READY_WAIT_S)
             self.ready = True
             self._status = self.status()
             self.notifier.ready(self._status)

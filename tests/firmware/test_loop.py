@@ -1,12 +1,15 @@
-"""The loop's stop: what waits for Redis is retried for a while, and the paused frame tells the truth."""
+"""The loop: its stop (what waits for Redis is retried for a while, the paused frame tells the truth),
+the watchdog pings and READY=1 once the first frame is on the panel."""
 
 import threading
+import time
 
-from drivers.display import DisplaySpec, open_display
+from drivers.display import Display, DisplaySpec, DisplayThread, open_display
 from firmware.journal import Journal
 from firmware.journal.local import LocalCopy
 from firmware.loop import Loop
 from firmware.screens import Screen
+from firmware.sdnotify import Notifier
 from firmware.store import connect, memory_server
 from firmware.table import Table
 from firmware.tagmap import TagMap
@@ -88,3 +91,42 @@ def test_a_watched_thread_that_is_not_alive_stops_the_watchdog_pings_until_it_an
     now[0] += 1.0
     loop._ping()
     assert notifier.pings == 2
+
+
+class SlowDisplay(Display):
+    """A panel whose every frame takes 0.2 s on the wire."""
+
+    def __init__(self):
+        super().__init__("slow")
+        self.frames: list[bytes] = []
+
+    def _show(self, image):
+        time.sleep(0.2)
+        self.frames.append(image.tobytes())
+
+
+class Readiness(Notifier):
+    """Records what the display held when READY=1 was sent."""
+
+    def __init__(self, display: SlowDisplay):
+        super().__init__("", "", "")
+        self.display = display
+        self.on_screen_at_ready: list[bytes] | None = None
+
+    def notify(self, *lines: str) -> bool:
+        if "READY=1" in lines:
+            self.on_screen_at_ready = list(self.display.frames)
+        return True
+
+
+def test_ready_is_told_once_the_first_frame_is_on_the_panel_not_when_it_is_handed_over(memory_url):
+    client = connect(memory_url)
+    panel = SlowDisplay()
+    panel.open()
+    screen = DisplayThread(panel)
+    screen.start()
+    notifier = Readiness(panel)
+    loop = Loop(Table(Journal(client, "t1"), TagMap(client, "t1")), screen, notifier=notifier)
+    loop.start()
+    assert notifier.on_screen_at_ready == [screen.image.tobytes()]
+    screen.close()
