@@ -1,10 +1,42 @@
-"""Drawing views on the 128x64 one-bit panel with the bundled bitmap font.
+"""Drawing views on the 128x64 one-bit panel with the bundled bitmap fonts.
 
-Scores come first and fit without scrolling: one line a seat (the seat to act is drawn inverted),
-the game and its phase on top, what the table waits for at the bottom. Errors are framed twice so
-they are told apart from event flashes at a glance. The store badge (a small "!" box in the top
-right corner) appears on every screen while actions wait for Redis; a notice (a reader in trouble)
-is an inverted line just above what the table waits for.
+The panel's RAM is 8 pages of 8 pixel rows, and on I2C only the bytes that changed cross the wire
+(drivers.display.pages): about 0.2 ms a byte at 400 kHz, 0.9 ms at 100 kHz. So the screen of a game
+in play is laid out for what changes with a move to be small, and to stay put:
+
+    page 0   Taj Mahal       Round 3/12 !   the game and its phase (the store badge "!" at the end);
+    -------------------------------------   a part in trouble replaces them, inverted
+    pages    >Ana        23  Dee      31    the scores, a cell a seat: one column up to 3 seats, two
+    1-3       Ben        17  Eve       4    (column by column) for 4 or 5. The seat to act is marked
+              Cy          9                 by a small triangle in its cell's margin; a total is
+    -------------------------------------   right-aligned in a fixed field: nothing else moves
+    page 4   Ana: vizier, crown             the band: the last event (up to three lines)
+    page 5
+    page 6   Out now: monk +2               the hint, where the event leaves it room
+    page 7   Ben:  play or out              what the table waits for; the name in a field as wide
+                                            as the longest name, so the rest stays put
+
+The top never moves: a turn passing moves the triangle (a few bytes in two places), a score change
+rewrites its digits. Everything happens in the band, one 8-px page a line:
+
+- an event is shown there in place, not as a whole-screen flash that the scoreboard then replaces
+  again; it stays as the last event until the next one (several are grouped by player);
+- a question the game asks: the last event stays on page 4, the question on page 5 (with the
+  counter "3/55" when the options take more than one page), the options on pages 6-7, flowed like
+  words ("1 2 3 4 5 6" on one line) with the triangle before the one under the cursor; a step moves
+  the triangle and the counter's digits, and the options scroll by page, never line by line. A
+  board's mini-map sits at the band's right, the chosen cell framed;
+- a tap the game waits for: the question on pages 5-6, the note and what ok does on page 7;
+- a refused input: the whole band framed twice (as the full-screen error always was), the reason
+  in the 6x10 font: nothing else on the table looks like it; it goes after `error_s` or at the next
+  input, and the band comes back as it was.
+
+Measured over the four recorded demos (bench/firmware.py, "wire"), an accepted move that used to
+send 300-650 bytes now sends about a fifth of that; see the README for the figures.
+
+Rare screens keep a whole screen each: game select, set-up, the menu and enrolment (a chooser is a
+list under the inverted question, the same triangle marking the option), game over, messages, and
+the flashes said outside a game (a new game, a player card, the store's notices).
 """
 
 import logging
@@ -20,6 +52,16 @@ log = logging.getLogger(__name__)
 WIDTH, HEIGHT = 128, 64
 #: pixel values of a mode "1" image (Pillow keeps 1 as 1, and a saved frame would then differ)
 ON, OFF = 255, 0
+#: the lines (8-px pages with the body font) of a game's screen: the seats, then the band
+SEATS, BAND = 1, 4
+#: seats a column holds; more than this many and the seats take two columns
+PER_COLUMN = 3
+#: the widest name field a prompt pads to (a longer name is cut there)
+NAME_FIELD = 10
+#: pixels between a seat's total and the next column (its triangle)
+GUTTER = 4
+#: lines of options a chooser shows in the band
+OPTION_LINES = 2
 
 
 class Metrics:
@@ -35,12 +77,14 @@ class Metrics:
 
 
 class Screen:
-    """Draws views: the body in the tiny font (eight lines of 25), flashes in the bold one.
+    """Draws views: the body in the tiny font (eight lines of 25), flashes in the bold one and a
+    refusal over the scoreboard in the small one.
 
     `render(view)` returns a fresh 128x64 mode-"1" image.
     """
 
-    def __init__(self, body: ImageFont.ImageFont | None = None, big: ImageFont.ImageFont | None = None):
+    def __init__(self, body: ImageFont.ImageFont | None = None, big: ImageFont.ImageFont | None = None,
+                 mid: ImageFont.ImageFont | None = None):
         #: what went wrong loading the bundled fonts ("" when nothing did)
         self.problem = ""
         metrics = Metrics(body or self._font("tiny"))
@@ -48,6 +92,7 @@ class Screen:
             metrics.font, metrics.line, metrics.char, metrics.columns, metrics.rows
         )
         self.big = Metrics(big or self._font("medium"))
+        self.mid = Metrics(mid or self._font("small"))
 
     def _font(self, name: str) -> ImageFont.ImageFont:
         """A bundled font; when its file is missing or broken (a damaged install), Pillow's own
@@ -62,15 +107,21 @@ class Screen:
     def render(self, view: View) -> Image.Image:
         image = Image.new("1", (WIDTH, HEIGHT), OFF)
         draw = ImageDraw.Draw(image)
-        handler = {
-            ScoreView: self._score,
-            ChooserView: self._chooser,
-            TapView: self._tap,
-            FlashView: self._flash,
-            OverView: self._over,
-            MessageView: self._message,
-        }[type(view)]
-        handler(draw, view)
+        over = getattr(view, "over", None)
+        if isinstance(view, ScoreView):
+            self._board(draw, view)
+            self._waiting(draw, view)
+        elif over is not None:
+            self._board(draw, over)
+            {ChooserView: self._asking, TapView: self._waiting_for_tap, FlashView: self._refused}[type(view)](draw, view)
+        else:
+            {
+                ChooserView: self._chooser,
+                TapView: self._tap,
+                FlashView: self._flash,
+                OverView: self._over,
+                MessageView: self._message,
+            }[type(view)](draw, view)
         if view.offline:
             self._badge(draw)
         return image
@@ -83,10 +134,9 @@ class Screen:
         reaches `bar` (default: `edge`)."""
         y = row * self.line
         room = edge // self.char - (len(right) + 1 if right else 0)
-        text = latin1(text if len(text) <= room else text[: max(0, room - 1)] + "~")
         if inverted:
             draw.rectangle((0, y, (edge if bar is None else bar) - 1, y + self.line - 1), fill=ON)
-        draw.text((1, y), text, font=self.font, fill=OFF if inverted else ON)
+        draw.text((1, y), cut(latin1(text), room), font=self.font, fill=OFF if inverted else ON)
         if right:
             draw.text((edge - 1 - len(right) * self.char, y), latin1(right), font=self.font, fill=OFF if inverted else ON)
 
@@ -111,6 +161,14 @@ class Screen:
             lines.append(line)
         return lines
 
+    def _wrapped(self, text: str, width: int, room: int) -> list[str]:
+        """`text` wrapped to `width`, at most `room` lines, the last cut with "~" when more is left."""
+        lines = self._wrap(text, width)
+        if len(lines) > room:
+            lines = lines[:room]
+            lines[-1] = lines[-1][: width - 1] + "~"
+        return lines
+
     def _badge(self, draw: ImageDraw.ImageDraw) -> None:
         """A black box with a white frame and "!": seen on the inverted header and on black alike."""
         size = self.line
@@ -119,78 +177,182 @@ class Screen:
         draw.text((x + (size - self.char) // 2 + 1, 0), "!", font=self.font, fill=ON)
 
     def _header(self, draw: ImageDraw.ImageDraw, title: str, right: str = "") -> None:
-        """The inverted top line; its right end leaves room for the store badge."""
+        """The inverted top line of a whole-screen view; its right end leaves room for the store badge."""
         self._text(draw, 0, title, inverted=True, right=right, edge=WIDTH - self.line - 1, bar=WIDTH)
 
-    # -- screens ---------------------------------------------------------------------------------
+    def _marker(self, draw: ImageDraw.ImageDraw, x: int, y: int) -> None:
+        """The small triangle that marks the seat to act and the option under the cursor: one
+        character cell wide, within the line's glyph rows."""
+        draw.polygon(((x, y), (x, y + self.line - 2), (x + self.char - 2, y + (self.line - 2) // 2)), fill=ON)
 
-    def _score(self, draw: ImageDraw.ImageDraw, view: ScoreView) -> None:
-        """Header, one row a seat (two columns when a single one would leave no room for the footer
-        lines: hint, last event, notice, what the table waits for), then the footer; when it does not
-        fit, its first lines go."""
-        self._header(draw, view.title, view.phase)
-        lines = ((view.hint, False), (view.last_event, False), (view.notice, True), (view.prompt, False))
-        footer = [(text, inverted) for text, inverted in lines if text]
-        columns = 1 if len(view.rows) + len(footer) <= self.rows - 1 else 2
-        width = WIDTH // columns
-        per_column = -(-len(view.rows) // columns)
-        for i, row in enumerate(view.rows):
-            x, y = (i // per_column) * width, (1 + i % per_column) * self.line
-            self._cell(draw, x, y, width, row)
-        first_free = 1 + per_column
-        for offset, (text, inverted) in enumerate(footer[-(self.rows - first_free):] if self.rows > first_free else []):
-            self._text(draw, first_free + offset, text, inverted=inverted)
-
-    def _cell(self, draw: ImageDraw.ImageDraw, x: int, y: int, width: int, row: Row) -> None:
-        """A seat's name and total in a cell `width` pixels wide; the seat to act is inverted."""
-        total = str(row.total)
-        room = width // self.char - len(total) - 2
-        ink = OFF if row.current else ON
-        if row.current:
-            draw.rectangle((x, y, x + width - 2, y + self.line - 1), fill=ON)
-        draw.text((x + 1, y), latin1(f"{'>' if row.current else ' '}{row.name[:room]}"), font=self.font, fill=ink)
-        draw.text((x + width - 2 - len(total) * self.char, y), total, font=self.font, fill=ink)
-
-    def _chooser(self, draw: ImageDraw.ImageDraw, view: ChooserView) -> None:
-        """The question, then the options around the cursor; a mini-map on the right when given."""
-        question = self._wrap(view.question)[:2]
-        for i, line in enumerate(question):
-            self._text(draw, i, line, inverted=i == 0)
-        top = len(question) * self.line
-        edge = WIDTH - self._minimap_width(view, top) if view.cells else WIDTH
-        visible = self.rows - len(question) - (1 if view.notice else 0)
-        first = min(max(0, view.index - visible // 2), max(0, len(view.options) - visible))
-        for row, option in enumerate(view.options[first : first + visible], start=len(question)):
-            chosen = first + row - len(question) == view.index
-            right = f"{view.index + 1}/{len(view.options)}" if chosen and not view.cells else ""
-            self._text(draw, row, f"{'>' if chosen else ' '}{option}", inverted=chosen, right=right, edge=edge)
-        if view.notice:
-            self._text(draw, self.rows - 1, view.notice, inverted=True, edge=edge)
-        if view.cells:
-            self._minimap(draw, view, top)
+    def _options(self, draw: ImageDraw.ImageDraw, view: ChooserView, first: int, lines: int, edge: int) -> str:
+        """The page of options (flowed into `lines` lines from line `first`, `edge` pixels wide) that
+        holds the cursor, the triangle before the chosen one; the counter ("3/55") when there is
+        more than one page, else ""."""
+        pages = self._flow(view.options, edge // self.char, lines)
+        page = next(p for p in pages if any(i == view.index for line in p for i, _, _ in line))
+        for offset, line in enumerate(page):
+            y = (first + offset) * self.line
+            for index, column, label in line:
+                x = 1 + column * self.char
+                if index == view.index:
+                    self._marker(draw, x, y)
+                draw.text((x + self.char, y), label, font=self.font, fill=ON)
+        return f"{view.index + 1}/{len(view.options)}" if len(pages) > 1 else ""
 
     @staticmethod
-    def _grid(view: ChooserView, top: int) -> tuple[int, int, int, int]:
-        """The mini-map's first row and column, its cell pitch and its left edge."""
+    def _flow(options: tuple[str, ...], columns: int, lines: int) -> list[list[list[tuple[int, int, str]]]]:
+        """Options laid out like words: each one its marker cell, its label and a space, as many a
+        line as fit `columns` characters; pages of `lines` lines, each line a list of (index,
+        column, label)."""
+        flowed: list[list[tuple[int, int, str]]] = []
+        line: list[tuple[int, int, str]] = []
+        column = 0
+        for index, option in enumerate(options):
+            label = cut(latin1(option), columns - 1)
+            if line and column + 1 + len(label) > columns:
+                flowed.append(line)
+                line, column = [], 0
+            line.append((index, column, label))
+            column += len(label) + 2
+        flowed.append(line)
+        return [flowed[k:k + lines] for k in range(0, len(flowed), lines)]
+
+    # -- a game in play: the scoreboard on top, the band below -------------------------------------
+
+    def _board(self, draw: ImageDraw.ImageDraw, view: ScoreView) -> None:
+        """The top of a game's screen, the same under every band: the game and its phase (or what is
+        in trouble), a rule, the seats, a rule."""
+        edge = WIDTH - self.line - 1  # room for the store badge
+        if view.notice:
+            self._text(draw, 0, view.notice, inverted=True, edge=edge, bar=WIDTH)
+        else:
+            self._text(draw, 0, view.title, right=view.phase, edge=edge)
+        for y in (SEATS * self.line - 1, BAND * self.line - 1):
+            draw.line((0, y, WIDTH - 1, y), fill=ON)
+        columns = 1 if len(view.rows) <= PER_COLUMN else 2
+        per_column = -(-len(view.rows) // columns)
+        width = WIDTH // columns
+        digits = max([3] + [len(str(row.total)) for row in view.rows])
+        for i, row in enumerate(view.rows):
+            self._cell(draw, (i // per_column) * width, (SEATS + i % per_column) * self.line, width, row, digits)
+
+    def _cell(self, draw: ImageDraw.ImageDraw, x: int, y: int, width: int, row: Row, digits: int) -> None:
+        """A seat's name and total in a cell `width` pixels wide, the total right-aligned in a field
+        of `digits`; the seat to act has the triangle in the cell's margin."""
+        if row.current:
+            self._marker(draw, x + 1, y)
+        room = (width - GUTTER - self.char - 1) // self.char - digits - 1
+        draw.text((x + 1 + self.char, y), latin1(row.name[:room]), font=self.font, fill=ON)
+        total = str(row.total)
+        draw.text((x + width - GUTTER - len(total) * self.char, y), total, font=self.font, fill=ON)
+
+    def _events(self, view: ScoreView, room: int, width: int | None = None) -> list[str]:
+        """The last action's events in at most `room` lines: one a line when they fit so, else
+        grouped by player ("Eve: province +6, palaces +1; Ben: colour change card") and wrapped."""
+        width = width or self.columns
+        events = [latin1(event) for event in view.events]
+        if len(events) <= room and all(len(event) <= width for event in events):
+            return events
+        names = sorted((latin1(row.name) for row in view.rows), key=len, reverse=True)
+        groups: dict[str, list[str]] = {}
+        for event in events:
+            name = next((name for name in names if event.startswith(f"{name}: ")), None)
+            if name is None:
+                groups[event] = []
+            else:
+                groups.setdefault(f"{name}:", []).append(event[len(name) + 2:])
+        text = "; ".join(f"{head} {', '.join(parts)}" if parts else head for head, parts in groups.items())
+        return self._wrapped(text, width, room)
+
+    def _who(self, text: str, rows: tuple[Row, ...]) -> str:
+        """`text` ("Cy: lay a card") with the seat's name it starts with padded to the longest name,
+        so the rest of the line stays where it was when the turn passes."""
+        names = sorted((row.name for row in rows), key=len, reverse=True)
+        field = min(NAME_FIELD, max((len(name) for name in names), default=0))
+        for name in names:
+            if text.startswith(f"{name}:"):
+                return f"{name[:field] + ':':<{field + 1}}{text[len(name) + 1:]}"
+        return text
+
+    def _waiting(self, draw: ImageDraw.ImageDraw, view: ScoreView) -> None:
+        """The band while the table waits for a move: the last event (up to three lines), the hint
+        where the event leaves it room, what the table waits for on the bottom line."""
+        events = self._events(view, 3)
+        for offset, line in enumerate(events):
+            self._text(draw, BAND + offset, line)
+        if view.hint and len(events) < 3:
+            self._text(draw, BAND + 2, view.hint)
+        self._text(draw, BAND + 3, self._who(view.prompt, view.rows))
+
+    def _asking(self, draw: ImageDraw.ImageDraw, view: ChooserView) -> None:
+        """A question of the game in the band: the last event, the question and its counter, the
+        options; the mini-map on the right when given."""
+        edge = self._minimap(draw, view, BAND * self.line, HEIGHT) if view.cells else WIDTH
+        for line in self._events(view.over, 1, edge // self.char):
+            self._text(draw, BAND, line, edge=edge)
+        counter = self._options(draw, view, BAND + 2, OPTION_LINES, edge)
+        self._text(draw, BAND + 1, view.question, right=counter, edge=edge)
+
+    def _waiting_for_tap(self, draw: ImageDraw.ImageDraw, view: TapView) -> None:
+        """A tap the game waits for, in the band: the last event, the question, the note and what ok does."""
+        for line in self._events(view.over, 1):
+            self._text(draw, BAND, line)
+        for offset, line in enumerate(self._wrapped(view.question, self.columns, 2)):
+            self._text(draw, BAND + 1 + offset, line)
+        self._text(draw, BAND + 3, view.note, right=f"ok: {view.done}" if view.done else "")
+
+    def _refused(self, draw: ImageDraw.ImageDraw, view: FlashView) -> None:
+        """A refused input over the scoreboard: the band framed twice, the reason in the 6x10 font."""
+        top = BAND * self.line
+        draw.rectangle((0, top, WIDTH - 1, HEIGHT - 1), outline=ON)
+        draw.rectangle((2, top + 2, WIDTH - 3, HEIGHT - 3), outline=ON)
+        mid = self.mid
+        room = max(1, (HEIGHT - top - 8) // mid.line)
+        lines = self._wrapped(" ".join(view.lines), (WIDTH - 8) // mid.char, room)
+        y = top + (HEIGHT - top - len(lines) * mid.line) // 2
+        for i, line in enumerate(lines):
+            draw.text(((WIDTH - len(line) * mid.char) // 2, y + i * mid.line), line, font=mid.font, fill=ON)
+
+    # -- whole screens ---------------------------------------------------------------------------
+
+    def _chooser(self, draw: ImageDraw.ImageDraw, view: ChooserView) -> None:
+        """The question (inverted, the counter at its end), then a page of options, one a line, the
+        triangle before the chosen one; the mini-map on the right when given."""
+        question = self._wrapped(view.question, self.columns, 2)
+        top = len(question)
+        bottom = self.rows - (1 if view.notice else 0)
+        edge = self._minimap(draw, view, top * self.line, bottom * self.line) if view.cells else WIDTH
+        visible = bottom - top
+        first = view.index // visible * visible
+        counter = f"{view.index + 1}/{len(view.options)}" if len(view.options) > visible else ""
+        for offset, option in enumerate(view.options[first:first + visible]):
+            y = (top + offset) * self.line
+            if first + offset == view.index:
+                self._marker(draw, 1, y)
+            draw.text((1 + self.char, y), cut(latin1(option), (edge - 1) // self.char - 1), font=self.font, fill=ON)
+        for i, line in enumerate(question):
+            self._text(draw, i, line, inverted=True, right=counter if i == 0 else "", edge=WIDTH - self.line - 1,
+                       bar=WIDTH)
+        if view.notice:
+            self._text(draw, self.rows - 1, view.notice, inverted=True, edge=edge)
+
+    def _minimap(self, draw: ImageDraw.ImageDraw, view: ChooserView, top: int, bottom: int) -> int:
+        """The board's cells between `top` and `bottom`, at the right (filled: taken), the option
+        under the cursor framed and dotted; the left edge it leaves the text."""
         rows = [r for r, _, _ in view.cells]
         cols = [c for _, c, _ in view.cells]
         height, width = max(rows) - min(rows) + 1, max(cols) - min(cols) + 1
-        pitch = max(2, min((HEIGHT - top - 2) // height, 40 // width))
-        return min(rows), min(cols), pitch, WIDTH - width * pitch - 1
-
-    def _minimap_width(self, view: ChooserView, top: int) -> int:
-        return WIDTH - self._grid(view, top)[3] + 2
-
-    def _minimap(self, draw: ImageDraw.ImageDraw, view: ChooserView, top: int) -> None:
-        """The board's cells (filled: taken) with the option under the cursor framed and dotted."""
-        row0, col0, pitch, left = self._grid(view, top)
+        pitch = max(2, min((bottom - top) // height, 40 // width))
+        left = WIDTH - width * pitch
         for r, c, taken in view.cells:
-            x, y = left + (c - col0) * pitch, top + 1 + (r - row0) * pitch
-            draw.rectangle((x, y, x + pitch - 2, y + pitch - 2), fill=ON if taken else 0, outline=ON)
+            x, y = left + (c - min(cols)) * pitch, top + (r - min(rows)) * pitch
+            draw.rectangle((x, y, x + pitch - 2, y + pitch - 2), fill=ON if taken else OFF, outline=ON)
         if view.mark is not None:
-            x, y = left + (view.mark[1] - col0) * pitch, top + 1 + (view.mark[0] - row0) * pitch
+            x, y = left + (view.mark[1] - min(cols)) * pitch, top + (view.mark[0] - min(rows)) * pitch
             draw.rectangle((x - 1, y - 1, x + pitch - 1, y + pitch - 1), outline=ON)
             draw.rectangle((x + 1, y + 1, x + pitch - 3, y + pitch - 3), fill=ON)
+        return left - 2
 
     def _tap(self, draw: ImageDraw.ImageDraw, view: TapView) -> None:
         """What to tap, in the bold font; the progress and what ok does at the bottom."""
@@ -241,3 +403,8 @@ class Screen:
 def latin1(text: str) -> str:
     """`text` with every character the Latin-1 bitmap fonts lack drawn as "?" (a name like Łukasz)."""
     return text.encode("latin-1", errors="replace").decode("latin-1")
+
+
+def cut(text: str, room: int) -> str:
+    """`text` in `room` characters, ending in "~" when it was longer."""
+    return text if len(text) <= room else text[: max(0, room - 1)] + "~"

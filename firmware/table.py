@@ -2,7 +2,9 @@
 
 One thread owns a Table. Tags are looked up in the tag map, presses and taps go to the game's adapter
 (or answer the question on screen), actions go through the session (engine, then journal), and the
-result is flashed. A refused input shows why on an error flash and changes nothing.
+result is shown: during a game, what an action did becomes the last event on the scoreboard, and a
+refused input is shown over it, framed, and changes nothing; outside a game (set-up, the menu, the
+store's notices) a flash fills the screen for a moment.
 
 Buttons everywhere: `next` (or the encoder) moves the chooser, `ok` picks, `undo` goes back one
 question or undoes the last action, holding `undo` opens the menu. Any input dismisses a flash.
@@ -90,7 +92,8 @@ class Table:
         #: writes, or another table holds the writer lease)
         self.waiting: Trouble | None = None
         self._retry_at = 0.0
-        self.last_event = ""
+        #: what the last action of the game did (its events, or the action itself in words)
+        self.last_event: tuple[str, ...] = ()
         #: parts of the table in trouble (a reader), by name: what the screen says about each
         self.troubles: dict[str, str] = {}
         #: what the store did that the players were told (a game written again), while it is shown
@@ -301,17 +304,24 @@ class Table:
     # -- what to show ----------------------------------------------------------------------------
 
     def view(self) -> View:
-        offline, notice = self.journal.offline, self.notice
-        if self.flash:
-            return FlashView(self.flash.lines, self.flash.error, offline)
+        """What the screen shows now; a refusal during a game is shown over its scoreboard."""
+        offline = self.journal.offline
+        shown = self._view(offline, self.notice)
+        if self.flash is None:
+            return shown
+        over = shown if isinstance(shown, ScoreView) else getattr(shown, "over", None)
+        return FlashView(self.flash.lines, self.flash.error, offline, over if self.flash.error else None)
+
+    def _view(self, offline: bool, notice: str) -> View:
         title = self.session.game.title if self.session else "tablemate"
         if self.running:
             request = self.running.request
+            over = self._scores(offline, notice, hint=False) if self._playing() else None
             if isinstance(request, Choose):
                 labels, index, board = tuple(o.label for o in request.options), self.running.index, request.map
                 cells, mark = (board.cells, board.positions[index]) if board else ((), None)
-                return ChooserView(request.question, labels, index, title, offline, cells, mark, notice)
-            return TapView(request.question, request.done, request.title or title, offline, request.note, notice)
+                return ChooserView(request.question, labels, index, title, offline, cells, mark, notice, over)
+            return TapView(request.question, request.done, request.title or title, offline, request.note, notice, over)
         if self.waiting == UNREACHABLE:
             return MessageView("Store unreachable", ("Waiting for Redis.", "The game is kept there."), True, notice)
         if self.waiting:
@@ -321,17 +331,27 @@ class Table:
             return MessageView("Journal problem", self._halted_lines, offline, notice)
         if self.session is None:
             return MessageView("tablemate", ("Hold undo: menu",), offline, notice)
-        game, state = self.session.game, self.session.state
-        if game.is_over(state):
+        if self.session.game.is_over(self.session.state):
             return self._over_view(offline)
+        return self._scores(offline, notice)
+
+    def _playing(self) -> bool:
+        """A game is played and the question on screen is one of its own (not set-up, the menu or a
+        player card's): the scoreboard stays on screen."""
+        return (self.session is not None and not self.halted and self._on_done == self._apply_outcome
+                and not self.session.game.is_over(self.session.state))
+
+    def _scores(self, offline: bool, notice: str, *, hint: bool = True) -> ScoreView:
+        """The game's scoreboard; the hint only when it is shown (not while a question is asked)."""
+        game, state = self.session.game, self.session.state
         prompt = game.prompt(state)
         current = prompt.player if prompt else None
         rows = tuple(Row(s.player, s.total, seat == current) for seat, s in enumerate(game.scores(state)))
-        hint = self.adapter.hint(state) if self.session.hints else ""
+        said = self.adapter.hint(state) if hint and self.session.hints else ""
         if self.journal.trouble:
-            hint = f"! {self.journal.trouble.short}"
-        return ScoreView(title, game.phase(state), rows, prompt.text if prompt else "", self.last_event, hint, offline,
-                         notice)
+            said = f"! {self.journal.trouble.short}"
+        return ScoreView(game.title, game.phase(state), rows, prompt.text if prompt else "", self.last_event, said,
+                         offline, notice)
 
     def _over_view(self, offline: bool) -> OverView:
         game, state = self.session.game, self.session.state
@@ -478,13 +498,16 @@ class Table:
         if outcome is None:
             self._follow_up()
             return
+        session = self.session
+        before = session.state
         if isinstance(outcome, Replace):
-            state = self.session.replace(outcome.action)
+            state = session.replace(outcome.action)
+            before = session.states[-2] if len(session.states) > 1 else None
         else:
-            state = self.session.apply(outcome)
-        self.last_event = ", ".join(state.events)[:63]
-        if state.events:
-            self._show(state.events, error=False)
+            state = session.apply(outcome)
+        self.last_event = tuple(state.events) or (_said(session.name, session.game, before, session.actions[-1]),)
+        if session.game.is_over(state):  # the ranking follows at once: what the last action did is flashed first
+            self._show(self.last_event, error=False)
         self._follow_up()
 
     def _undo(self) -> None:
@@ -493,16 +516,14 @@ class Table:
         action = session.actions[-1] if session.actions else None
         if not session.undo():
             raise IllegalAction("Nothing to undo", "the game is back at its start")
-        what = _undone(session.name, session.game, before, action)
-        self.last_event = f"Undone: {what}"[:63]
-        self._show(("Undone:", what), error=False)
+        self.last_event = (f"Undone: {_said(session.name, session.game, before, action)}",)
         self._follow_up()
 
     def _use(self, session: Session) -> None:
         self.session = session
         self.adapter = adapter_for(session.name, session.hints)
         self.halted = self.repair = None
-        self.last_event = ""
+        self.last_event = ()
 
     # -- players ---------------------------------------------------------------------------------
 
@@ -635,8 +656,8 @@ def _title(game: str) -> str:
     return engines.get(game).title if game in engines.names() else game.replace("_", " ").title()
 
 
-def _undone(name: str, game: engines.Game, before: Any, action: dict | None) -> str:
-    """What an undone action was, in the words of the game's timeline ("Ben plays red")."""
+def _said(name: str, game: engines.Game, before: Any, action: dict | None) -> str:
+    """What an action did, in the words of the game's timeline ("Ben plays red")."""
     from .web.games import renderer  # the live view's wording, one for every screen
 
     if action is None or before is None:

@@ -3,6 +3,10 @@
 Keeping views separate from drawing lets the controller be tested without pixels and lets the same
 views feed the small OLED, the terminal, and the PNG captures. `notice` is a part of the table in
 trouble ("Reader 3: not answering"), kept on every screen but the short flashes and the final one.
+
+While a game is played, its scoreboard (a `ScoreView`) stays on screen: a question the game asks
+(`ChooserView`, `TapView`) or a refused input (an error `FlashView`) is shown `over` it, in the
+band below the scores, so the scores, whose turn it is and the last event stay in view.
 """
 
 from dataclasses import dataclass, field
@@ -20,8 +24,10 @@ class ScoreView:
     title: str
     phase: str
     rows: tuple[Row, ...]
+    #: what the table waits for ("Ben: play or out")
     prompt: str = ""
-    last_event: str = ""
+    #: what the last action did, one line an event ("Ben: vizier", "Ben: crown")
+    events: tuple[str, ...] = ()
     hint: str = ""
     offline: bool = False
     notice: str = ""
@@ -38,6 +44,8 @@ class ChooserView:
     cells: tuple[tuple[int, int, bool], ...] = ()
     mark: tuple[int, int] | None = None
     notice: str = ""
+    #: the game's scoreboard the question is asked over (None: a whole screen of its own)
+    over: ScoreView | None = None
 
 
 @dataclass(frozen=True)
@@ -48,6 +56,7 @@ class TapView:
     offline: bool = False
     note: str = ""
     notice: str = ""
+    over: ScoreView | None = None
 
 
 @dataclass(frozen=True)
@@ -55,6 +64,8 @@ class FlashView:
     lines: tuple[str, ...]
     error: bool = False
     offline: bool = False
+    #: the game's scoreboard a refusal is shown over (None: the flash fills the screen)
+    over: ScoreView | None = None
 
 
 @dataclass(frozen=True)

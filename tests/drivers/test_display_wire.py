@@ -32,7 +32,7 @@ def wire(transactions: list[Transaction]) -> int:
 
 def scoreboard(totals: tuple[int, ...]) -> Image.Image:
     rows = tuple(Row(name, total, current=seat == 1) for seat, (name, total) in enumerate(zip(("Ana", "Ben", "Cy"), totals)))
-    return Screen().render(ScoreView("Thurn und Taxis", "Round 3", rows, "Ben: Ulm", "Ben: lay a card", ""))
+    return Screen().render(ScoreView("Thurn und Taxis", "Round 3", rows, "Ben: lay a card", ("Ana: Ulm",)))
 
 
 def random_frame(draw_ops) -> Image.Image:

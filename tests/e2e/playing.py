@@ -2,7 +2,7 @@
 hostile-store tests)."""
 
 from firmware.tagmap import TagEntry
-from firmware.views import FlashView
+from firmware.views import FlashView, ScoreView
 
 from .autopilot import Autopilot
 from .games import bot_game, components, enrol
@@ -45,14 +45,14 @@ class Playing:
         return self.rig.table.journal.client.xrange(self.rig.table.journal.log_key(self.session.gid))
 
     def refused(self, reason: str, do) -> None:
-        """`do()` is refused with `reason` on an error flash, shown on the display and drawn unlike an
-        event flash; nothing changes."""
+        """`do()` is refused with `reason`, framed in the band over the game's scoreboard, shown on the
+        display and drawn unlike the scoreboard it covers; nothing changes."""
         state, entries, stored = self.session.state, self.session.entries, self.stored()
         do()
         view = self.rig.table.view()
-        assert view == FlashView((reason,), error=True)
+        assert view == FlashView((reason,), error=True, over=view.over) and isinstance(view.over, ScoreView)
         screen = self.rig.app.loop.screen
-        assert self.rig.image.tobytes() == screen.render(view).tobytes() != screen.render(FlashView((reason,))).tobytes()
+        assert self.rig.image.tobytes() == screen.render(view).tobytes() != screen.render(view.over).tobytes()
         assert self.session.state is state and self.session.entries == entries and self.stored() == stored
 
     def close(self) -> None:

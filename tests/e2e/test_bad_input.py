@@ -15,7 +15,7 @@ from firmware import cli
 from firmware.journal import Journal
 from firmware.store import connect
 from firmware.table import HALT_RETRY_S
-from firmware.views import ChooserView, FlashView, MessageView
+from firmware.views import ChooserView, FlashView, MessageView, ScoreView
 
 from .appliance import write_profile
 from .playing import OTHER_GAME_TAG, PLAYERS, Playing
@@ -211,7 +211,7 @@ def test_a_corrupt_entry_halts_the_table_until_the_command_it_names_repairs_the_
     assert rig.table.session.entries == 4 and list(rig.table.session.actions) == kept.actions
     rig.press("undo")  # play goes on from there: the next input is entry 5
     undone = rig.table.view()
-    assert isinstance(undone, FlashView) and undone.lines[0] == "Undone:"  # and what it undid
+    assert isinstance(undone, ScoreView) and undone.events[0].startswith("Undone: ")  # and what it undid
     assert journal.load(gid).entries == kept.entries + [("undo", None)]
     rig.close()
 

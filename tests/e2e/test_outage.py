@@ -78,7 +78,7 @@ def test_redis_stopped_mid_game_nothing_is_lost_or_duplicated(redis_server):
         assert_badge_shown(rig)
     rig.press("undo")  # an undo marker waits in line too, then the play is made again
     view = rig.table.view()
-    assert isinstance(view, FlashView) and view.offline and view.lines[0] == "Undone:" and " plays " in view.lines[1]
+    assert isinstance(view, ScoreView) and view.offline and view.events[0].startswith("Undone: ") and " plays " in view.events[0]
     autopilot.perform(actions[up - 1], up)
     assert rig.table.journal.offline and rig.table.journal.pending and session.entries > stored_before
 

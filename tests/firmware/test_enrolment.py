@@ -9,7 +9,7 @@ from firmware.journal import Journal
 from firmware.store import connect
 from firmware.table import Table, TableSettings
 from firmware.tagmap import TagEntry, TagMap
-from firmware.views import ChooserView, FlashView, TapView
+from firmware.views import ChooserView, FlashView, ScoreView, TapView
 
 
 @pytest.fixture
@@ -122,7 +122,7 @@ def test_enrolled_tags_then_play(client):
     choose(table, "Hints on")
     ulm = next(u for u, e in table.tags.items() if e.descriptor["city"] == "ulm")
     table.tag(ulm)
-    assert table.view() == FlashView(("Ana: Ulm",))
+    assert table.view().events == ("Ana: Ulm",)
     assert table.session.state.routes[0][0] == (table.tags.get(ulm).descriptor["id"], "ulm")
 
 
@@ -192,5 +192,6 @@ def test_a_tag_of_another_game_is_refused_at_play(client):
     choose(table, "2 players")
     choose(table, "Hints on")
     table.flash = None
+    scores = table.view()
     table.tag("e0000001")
-    assert table.view() == FlashView(("Tag of Mongols",), error=True)
+    assert table.view() == FlashView(("Tag of Mongols",), error=True, over=scores) and isinstance(scores, ScoreView)

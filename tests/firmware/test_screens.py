@@ -4,6 +4,7 @@ Run with UPDATE_GOLDEN=1 to write the images again after an intended change, the
 """
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,30 +17,40 @@ GOLDEN = Path(__file__).parent / "golden"
 FIVE = (Row("Ana", 23), Row("Ben", 17, True), Row("Cy", 9), Row("Dee", 31), Row("Eve", 4))
 GRID = tuple((r, c, (r, c) in {(1, 1), (1, 2), (4, 3)}) for r in range(8) for c in range(8) if (r, c) not in {(0, 0), (0, 7), (7, 0), (7, 7), (3, 3), (3, 4), (4, 3), (4, 4)})
 
+TAJ = ScoreView("Taj Mahal", "Round 3/12", FIVE, "Ben: play or out", ("Ana: vizier", "Ana: crown"))
+MAHARANI = ScoreView("Maharani", "Round 5", FIVE[:3], "Ben: place or refresh", ("Ana: +3 gold",))
+
 VIEWS = {
+    # rare screens, each a whole screen
     "game_select": ChooserView("Which game?", ("Taj Mahal", "Maharani", "Mongols", "Thurn und Taxis"), 0),
     "setup_players": ChooserView("Taj Mahal: players?", ("3 players", "4 players", "5 players"), 2),
-    "scoreboard_5": ScoreView("Taj Mahal", "Round 3/12", FIVE, "Ben: play or out", "Ana: vizier, crown"),
-    "scoreboard_3": ScoreView("Thurn und Taxis", "Round 4", FIVE[:3], "Ben: close or end", "Ben: Ulm"),
-    "hint_taj_mahal": ScoreView("Taj Mahal", "Round 3/12", FIVE, "Ben: play or out", "Ana: vizier, crown", "Out now: monk +2"),
-    "hint_thurn_und_taxis": ScoreView("Thurn und Taxis", "Round 4", FIVE[:3], "Ben: lay a card", "Ana: Lodz", "Fit Augsb Kempt|Innsb"),
-    "hint_mongols": ScoreView("Mongols", "Round 2", FIVE[:4], "Ben: roll or stop", "Ben rolls 3+4", "Bust 2d 17%"),
-    "hint_maharani_space": ChooserView("Which space?", ("Q1 b1 +1", "Q1 c1 +2", "Q1 d1", "Q1 a2 +1", "Q1 b2"), 1, cells=GRID, mark=(0, 2)),
-    "chooser": ChooserView("Ben: palace where?", ("agra-1", "agra-2", "agra-3", "agra-4", "agra-5", "agra-6", "agra-7"), 5),
-    "prompt_tap": TapView("Round 3: tap the province tile", title="Taj Mahal"),
     "enrolment": TapView("Tap: Nürnberg 2/3", done="skip", title="Thurn und Taxis", note="15 of 66"),
-    "event_flash": FlashView(("Ben: vizier, crown, province",)),
-    "error_flash": FlashView(("Play red: you began in red",), error=True),
+    "event_flash": FlashView(("Taj Mahal", "Ana, Ben, Cy, Dee, Eve")),
+    "error_flash": FlashView(("Hold undo: menu",), error=True),
     "game_over": OverView("Taj Mahal", ((1, "Dee", 61), (2, "Ana", 55), (2, "Ben", 55), (4, "Cy", 40), (5, "Eve", 12)), ("Dee",)),
-    "store_warning": ScoreView("Maharani", "Round 5", FIVE[:4], "Cy: place or refresh", "Ben: +3 gold", offline=True),
-    "reader_trouble": ScoreView("Taj Mahal", "Round 3/12", FIVE, "Ben: play or out", "Ana: vizier, crown",
-                                notice="Reader 3: not answering"),
     "reader_trouble_chooser": ChooserView("Which game?", ("Taj Mahal", "Maharani", "Mongols", "Thurn und Taxis"), 0,
                                           notice="Reader 4: SPI1 is off"),
     "reader_trouble_tap": TapView("Tap: Nürnberg 2/3", done="skip", title="Thurn und Taxis", note="15 of 66",
                                   notice="Reader 1: no permission"),
     "reader_trouble_message": MessageView("tablemate", ("Hold undo: menu",), notice="Reader 2: not answering"),
     "journal_problem": MessageView("Journal problem", ("game 20261121-1201-ab12: entry 12-0 holds no readable action", "Hold undo: menu")),
+    # a game in play: the scoreboard on top, the band below
+    "scoreboard_5": TAJ,
+    "scoreboard_3": ScoreView("Thurn und Taxis", "Round 4", FIVE[:3], "Ben: close or end", ("Ben: Ulm",)),
+    "events_grouped": ScoreView("Taj Mahal", "Round 9/12", FIVE, "Ana: play or out",
+                                ("Eve: province +6", "Eve: palaces +1", "Eve: crown", "Ben: colour change card")),
+    "hint_taj_mahal": replace(TAJ, hint="Out now: monk +2"),
+    "hint_thurn_und_taxis": ScoreView("Thurn und Taxis", "Round 4", FIVE[:3], "Ben: lay a card", ("Ana: Lodz",), "Fit Augsb Kempt|Innsb"),
+    "hint_mongols": ScoreView("Mongols", "Round 2", FIVE[:4], "Ben: roll or stop", ("Ben rolls 3+4",), "Bust 2d 17%"),
+    "hint_maharani_space": ChooserView("Which space?", ("Q1 b1 +1", "Q1 c1 +2", "Q1 d1", "Q1 a2 +1", "Q1 b2"), 1, "Maharani",
+                                       cells=GRID, mark=(0, 2), over=MAHARANI),
+    "chooser": ChooserView("Ben: palace where?", tuple(f"province-3-{i}" for i in range(1, 8)), 5, "Taj Mahal", over=TAJ),
+    "chooser_dice": ChooserView("Die 1?", ("1", "2", "3", "4", "5", "6"), 3, "Mongols",
+                                over=ScoreView("Mongols", "Round 2", FIVE[:4], "Ben: roll", ("Ana stops: +4",))),
+    "prompt_tap": TapView("Round 3: tap the province tile", "none", "Taj Mahal", note="Out now: 2", over=TAJ),
+    "refused": FlashView(("Play red: you began in red",), error=True, over=TAJ),
+    "store_warning": replace(MAHARANI, offline=True),
+    "reader_trouble": replace(TAJ, notice="Reader 3: not answering"),
 }
 
 
@@ -57,7 +68,8 @@ def test_screen_matches_its_golden_image(name):
 def test_long_names_and_letters_outside_the_font_are_drawn_not_raised():
     """The bundled fonts are Latin-1: a Polish name or a long one must still draw (cut, with '?')."""
     for view in (
-        ScoreView("Thurn und Taxis", "Round 12", (Row("Maximilian-Alexander", 123, True), Row("Łukasz", -20)), "Łukasz: lay a card", "Łódź → Pilsen"),
+        ScoreView("Thurn und Taxis", "Round 12", (Row("Maximilian-Alexander", 123, True), Row("Łukasz", -20)), "Łukasz: lay a card", ("Łódź → Pilsen",)),
+        ChooserView("Whose hand? ☺", ("Łukasz", "Zoë" * 20), 1, over=TAJ),
         FlashView(("x" * 200,)),
         ChooserView("Whose hand? ☺", ("Łukasz", "Zoë"), 0),
         TapView("Tap: Łódź", title="✓"),

@@ -74,10 +74,11 @@ def test_first_boot_asks_for_the_game_and_players(store):
     assert isinstance(view, ScoreView) and [r.name for r in view.rows] == ["Ana", "Ben"] and view.rows[0].current
 
 
-def test_a_tap_lays_the_card_and_flashes_it(store):
+def test_a_tap_lays_the_card_and_shows_it_as_the_last_event_on_the_scoreboard(store):
     table = new_game(store)
     table.tag(uid("ulm"))
-    assert table.view() == FlashView(("Ana: Ulm",))
+    view = table.view()
+    assert isinstance(view, ScoreView) and view.events == ("Ana: Ulm",) and view.prompt == "Ana: end turn"
     assert table.session.state.routes[0][0][1] == "ulm"
 
 
@@ -145,7 +146,7 @@ def test_closing_asks_houses_then_coachman(store):
     assert table.view().question == "Coachman's help?"
     choose(table, "No")
     assert table.session.state.houses[0] == {"sigmaringen", "stuttgart"}
-    assert "carriage 3" in table.view().lines[-1]
+    assert "carriage 3" in table.view().events[-1]
 
 
 def test_houses_one_by_one_taps_checked_by_the_engine_ok_when_done(store):
@@ -159,7 +160,8 @@ def test_houses_one_by_one_taps_checked_by_the_engine_ok_when_done(store):
     assert view.question == "Houses: Ulm" and view.options == ("Done +3", "Sigma +4", "Stutt +4") and view.index == 0
     for refused, why in (("lodz", "Lodz not on route"), ("ulm", "A city named twice")):
         table.tag(uid(refused))
-        assert table.view() == FlashView((why,), error=True)
+        refused = table.view()  # shown in the band, over the scoreboard the question is asked over
+        assert refused == FlashView((why,), error=True, over=view.over) and view.over is not None
         table.flash = None
     choose(table, "Sigma +4")
     assert table.view().options == ("Done +4",)  # Stuttgart now would be a second house in Württemberg
@@ -186,23 +188,24 @@ def test_undo_is_repeatable_and_says_so(store):
     table.tag(uid("ulm"))
     table.press("pass")
     table.press("undo")
-    assert table.view().lines == ("Undone:", "Ana ends the turn")  # what was undone, in the timeline's words
+    assert table.view().events == ("Undone: Ana ends the turn",)  # what was undone, in the timeline's words
     table.press("undo")
-    assert table.view().lines[0] == "Undone:" and "ulm" in table.view().lines[1].lower()
+    assert table.view().events[0].startswith("Undone: ") and "ulm" in table.view().events[0].lower()
     assert table.session.state.routes[0] == []
     table.press("undo")
-    assert table.view().lines == ("Nothing to undo",)
+    assert table.view().lines == ("Nothing to undo",) and table.view().error
 
 
 def test_flashes_expire_with_time(store):
     clock = Clock()
     table = new_game(store, clock=clock)
-    table.tag(uid("ulm"))
-    assert isinstance(table.view(), FlashView)
+    table.tag("0badc0de")
+    scores = table.view().over
+    assert table.view() == FlashView(("Unknown tag 0badc0de",), error=True, over=scores) and scores is not None
     clock.now += 1.0
     assert not table.tick()
     clock.now += 5.0
-    assert table.tick() and isinstance(table.view(), ScoreView)
+    assert table.tick() and table.view() == scores
 
 
 def test_menu_identifies_a_tag_and_starts_a_new_game(store):
@@ -249,7 +252,8 @@ def test_a_corrupt_journal_halts_with_its_reason(store):
 def test_a_reader_of_a_seat_not_in_the_game_is_refused(store):
     table = new_game(store)  # two players
     table.tag(uid("ulm"), seat=3)
-    assert table.view() == FlashView(("Seat 4 is not playing",), error=True)
+    assert table.view() == FlashView(("Seat 4 is not playing",), error=True, over=table.view().over)
+    assert isinstance(table.view().over, ScoreView)
     assert table.session.entries == 0
 
 

@@ -84,7 +84,7 @@ def test_cards_tapped_on_seat_readers_at_set_up_name_those_seats_in_the_stored_g
     record = Journal(client, "t1").load(table.session.gid)
     assert record.players == ["Zoé", "Ben", "Ana"] and record.cards == [player_id("0a0b0c0d"), None, player_id("0a0b0c0e")]
     table.tag("0a0b0c0d", 0)
-    assert table.view() == FlashView(("Zoé: tap at set-up",), error=True)
+    assert table.view() == FlashView(("Zoé: tap at set-up",), error=True, over=view)  # over the scoreboard
 
 
 def test_a_default_name_a_card_took_elsewhere_is_not_repeated(store):
