@@ -10,29 +10,29 @@ in play is laid out for what changes with a move to be small, and to stay put:
     1-3       Ben        17  Eve       4    (column by column) for 4 or 5. The seat to act is marked
               Cy          9                 by a small triangle in its cell's margin; a total is
     -------------------------------------   right-aligned in a fixed field: nothing else moves
-    page 4   Ana: vizier, crown             the band: the last event (up to three lines)
-    page 5
-    page 6   Out now: monk +2               the hint, where the event leaves it room
-    page 7   Ben:  play or out              what the table waits for; the name in a field as wide
+    pages    Ana: vizier, crown             the band: the last event, grouped by player (two lines;
+    4-5                                     the rare longer one takes a third, the hint goes)
+    page 6   Ben:  play or out              what the table waits for; the name in a field as wide
                                             as the longest name, so the rest stays put
+    page 7   Out now: monk +2               the hint
 
 The top never moves: a turn passing moves the triangle (a few bytes in two places), a score change
-rewrites its digits. Everything happens in the band, one 8-px page a line:
+rewrites its digits. Everything else happens in the band, one 8-px page a line, each line keeping its
+part whatever the band shows, so that going from one to the other rewrites as little as it can:
 
-- an event is shown there in place, not as a whole-screen flash that the scoreboard then replaces
-  again; it stays as the last event until the next one (several are grouped by player);
-- a question the game asks: the last event stays on page 4, the question on page 5 (with the
-  counter "3/55" when the options take more than one page), the options on pages 6-7, flowed like
-  words ("1 2 3 4 5 6" on one line) with the triangle before the one under the cursor; a step moves
-  the triangle and the counter's digits, and the options scroll by page, never line by line. A
-  board's mini-map sits at the band's right, the chosen cell framed;
-- a tap the game waits for: the question on pages 5-6, the note and what ok does on page 7;
+- what an action did is shown there in place as the last event, not as a whole-screen flash that
+  the scoreboard then replaces again; it stays until the next action that has events (an action
+  that only passes the turn shows as the triangle and the prompt moving on);
+- a question the game asks takes the prompt's line (its counter "3/55" at the end when the options
+  take more than a line), its options the hint's line, flowed like words ("1 2 3 4 5 6") with the
+  triangle before the one under the cursor: a step moves the triangle and the counter's digits,
+  and the options turn by line, never scroll. A board's mini-map sits at the band's right, the
+  chosen cell framed. The last event stays above it;
+- a tap the game waits for: the question from the prompt's line on (up a line when it takes two
+  and ok has a meaning), what ok does at the end;
 - a refused input: the whole band framed twice (as the full-screen error always was), the reason
   in the 6x10 font: nothing else on the table looks like it; it goes after `error_s` or at the next
   input, and the band comes back as it was.
-
-Measured over the four recorded demos (bench/firmware.py, "wire"), an accepted move that used to
-send 300-650 bytes now sends about a fifth of that; see the README for the figures.
 
 Rare screens keep a whole screen each: game select, set-up, the menu and enrolment (a chooser is a
 list under the inverted question, the same triangle marking the option), game over, messages, and
@@ -60,8 +60,9 @@ PER_COLUMN = 3
 NAME_FIELD = 10
 #: pixels between a seat's total and the next column (its triangle)
 GUTTER = 4
-#: lines of options a chooser shows in the band
-OPTION_LINES = 2
+#: lines of the band the last event takes; the next is what the table waits for (or the question)
+EVENT_LINES = 2
+ASKED = BAND + EVENT_LINES
 
 
 class Metrics:
@@ -248,12 +249,11 @@ class Screen:
         draw.text((x + width - GUTTER - len(total) * self.char, y), total, font=self.font, fill=ON)
 
     def _events(self, view: ScoreView, room: int, width: int | None = None) -> list[str]:
-        """The last action's events in at most `room` lines: one a line when they fit so, else
-        grouped by player ("Eve: province +6, palaces +1; Ben: colour change card") and wrapped."""
+        """The last action's events grouped by player ("Eve: province +6, palaces +1; Ben: colour
+        change card"), wrapped, in at most `room` lines: the same words whatever the room, so the
+        first line stays put when a question takes the lines below it."""
         width = width or self.columns
         events = [latin1(event) for event in view.events]
-        if len(events) <= room and all(len(event) <= width for event in events):
-            return events
         names = sorted((latin1(row.name) for row in view.rows), key=len, reverse=True)
         groups: dict[str, list[str]] = {}
         for event in events:
@@ -276,31 +276,38 @@ class Screen:
         return text
 
     def _waiting(self, draw: ImageDraw.ImageDraw, view: ScoreView) -> None:
-        """The band while the table waits for a move: the last event (up to three lines), the hint
-        where the event leaves it room, what the table waits for on the bottom line."""
-        events = self._events(view, 3)
+        """The band while the table waits for a move: the last event, what the table waits for,
+        the hint. The rare event too long for its lines (the cards a round's end gives out) takes
+        the prompt's line too, the prompt the hint's."""
+        events = self._events(view, EVENT_LINES + 1)
         for offset, line in enumerate(events):
             self._text(draw, BAND + offset, line)
-        if view.hint and len(events) < 3:
-            self._text(draw, BAND + 2, view.hint)
-        self._text(draw, BAND + 3, self._who(view.prompt, view.rows))
+        below = max(ASKED, BAND + len(events))
+        self._text(draw, below, self._who(view.prompt, view.rows))
+        if below == ASKED:
+            self._text(draw, ASKED + 1, view.hint)
 
     def _asking(self, draw: ImageDraw.ImageDraw, view: ChooserView) -> None:
-        """A question of the game in the band: the last event, the question and its counter, the
-        options; the mini-map on the right when given."""
+        """A question of the game in the band: the last event stays, the question and its counter
+        take the line of what the table waits for, a page of options the hint's; the mini-map on
+        the right when given."""
         edge = self._minimap(draw, view, BAND * self.line, HEIGHT) if view.cells else WIDTH
-        for line in self._events(view.over, 1, edge // self.char):
-            self._text(draw, BAND, line, edge=edge)
-        counter = self._options(draw, view, BAND + 2, OPTION_LINES, edge)
-        self._text(draw, BAND + 1, view.question, right=counter, edge=edge)
+        for offset, line in enumerate(self._events(view.over, EVENT_LINES, edge // self.char)):
+            self._text(draw, BAND + offset, line, edge=edge)
+        counter = self._options(draw, view, ASKED + 1, 1, edge)
+        self._text(draw, ASKED, self._who(view.question, view.over.rows), right=counter, edge=edge)
 
     def _waiting_for_tap(self, draw: ImageDraw.ImageDraw, view: TapView) -> None:
-        """A tap the game waits for, in the band: the last event, the question, the note and what ok does."""
-        for line in self._events(view.over, 1):
-            self._text(draw, BAND, line)
-        for offset, line in enumerate(self._wrapped(view.question, self.columns, 2)):
-            self._text(draw, BAND + 1 + offset, line)
-        self._text(draw, BAND + 3, view.note, right=f"ok: {view.done}" if view.done else "")
+        """A tap the game waits for, in the band: the last event, then the question from the line of
+        what the table waits for (on, when it takes two lines), the note and what ok does below."""
+        done = f"ok: {view.done}" if view.done else ""
+        question = self._wrapped(self._who(view.question, view.over.rows), self.columns, 2)
+        lines = [(line, "") for line in question] + ([(view.note, done)] if view.note or done else [])
+        first = min(ASKED, self.rows - len(lines))
+        for offset, line in enumerate(self._events(view.over, first - BAND)):
+            self._text(draw, BAND + offset, line)
+        for offset, (line, right) in enumerate(lines):
+            self._text(draw, first + offset, line, right=right)
 
     def _refused(self, draw: ImageDraw.ImageDraw, view: FlashView) -> None:
         """A refused input over the scoreboard: the band framed twice, the reason in the 6x10 font."""

@@ -499,13 +499,9 @@ class Table:
             self._follow_up()
             return
         session = self.session
-        before = session.state
-        if isinstance(outcome, Replace):
-            state = session.replace(outcome.action)
-            before = session.states[-2] if len(session.states) > 1 else None
-        else:
-            state = session.apply(outcome)
-        self.last_event = tuple(state.events) or (_said(session.name, session.game, before, session.actions[-1]),)
+        state = session.replace(outcome.action) if isinstance(outcome, Replace) else session.apply(outcome)
+        if state.events:  # an action that only passes the turn (no events) shows as the triangle moving on
+            self.last_event = tuple(state.events)
         if session.game.is_over(state):  # the ranking follows at once: what the last action did is flashed first
             self._show(self.last_event, error=False)
         self._follow_up()

@@ -75,3 +75,30 @@ def test_long_names_and_letters_outside_the_font_are_drawn_not_raised():
         TapView("Tap: Łódź", title="✓"),
     ):
         assert Screen().render(view).getbbox() is not None
+
+
+def changed(before: ScoreView | ChooserView, after: ScoreView | ChooserView) -> set[tuple[int, int]]:
+    """The (page, column) bytes of the panel's RAM that differ between the two screens."""
+    a, b = Screen().render(before), Screen().render(after)
+    diff = ImageChops.difference(a, b)
+    return {(y // 8, x) for x in range(128) for y in range(64) if diff.getpixel((x, y))}
+
+
+def test_the_turn_passing_moves_the_triangle_and_the_prompts_name_only():
+    """The seats' names and totals and the rest of the band stay put: the bytes a turn costs on the wire."""
+    ben = replace(TAJ, hint="Out now: monk +2")
+    cy = replace(ben, rows=tuple(replace(row, current=row.name == "Cy") for row in FIVE), prompt="Cy: play or out")
+    triangle = range(1, 1 + Screen().char)  # the margin of a seat's cell
+    assert {page for page, column in changed(ben, cy) if column not in triangle} == {6}  # the prompt's line...
+    assert max(column for page, column in changed(ben, cy) if page == 6) < 4 * Screen().char  # ...its name field
+
+
+def test_a_question_leaves_the_scores_and_the_last_event_and_a_step_moves_only_the_triangle_and_counter():
+    asked = VIEWS["chooser_dice"]
+    assert {page for page, _ in changed(asked.over, asked)} == {6, 7}  # the prompt's and the hint's lines
+    stepped = replace(asked, index=asked.index + 1)
+    assert {page for page, _ in changed(asked, stepped)} == {7} and len(changed(asked, stepped)) <= 2 * Screen().char
+    long = VIEWS["chooser"]
+    moved = changed(long, replace(long, index=4))  # a page of options further back: the line turns
+    assert {page for page, _ in moved} == {6, 7}
+    assert max(column for page, column in moved if page == 6) >= 128 - 3 * Screen().char  # the counter, 6/7 -> 5/7
