@@ -92,7 +92,7 @@ class Table:
         #: writes, or another table holds the writer lease)
         self.waiting: Trouble | None = None
         self._retry_at = 0.0
-        #: what the last action of the game did (its events, or the action itself in words)
+        #: what the last action of the game that had events did (or what undo took back), a line an event
         self.last_event: tuple[str, ...] = ()
         #: parts of the table in trouble (a reader), by name: what the screen says about each
         self.troubles: dict[str, str] = {}
@@ -512,7 +512,7 @@ class Table:
         action = session.actions[-1] if session.actions else None
         if not session.undo():
             raise IllegalAction("Nothing to undo", "the game is back at its start")
-        self.last_event = (f"Undone: {_said(session.name, session.game, before, action)}",)
+        self.last_event = (f"Undone: {_undone(session.name, session.game, before, action)}",)
         self._follow_up()
 
     def _use(self, session: Session) -> None:
@@ -652,8 +652,8 @@ def _title(game: str) -> str:
     return engines.get(game).title if game in engines.names() else game.replace("_", " ").title()
 
 
-def _said(name: str, game: engines.Game, before: Any, action: dict | None) -> str:
-    """What an action did, in the words of the game's timeline ("Ben plays red")."""
+def _undone(name: str, game: engines.Game, before: Any, action: dict | None) -> str:
+    """What an undone action was, in the words of the game's timeline ("Ben plays red")."""
     from .web.games import renderer  # the live view's wording, one for every screen
 
     if action is None or before is None:
