@@ -295,7 +295,10 @@ class Screen:
         for offset, line in enumerate(self._events(view.over, EVENT_LINES, edge // self.char)):
             self._text(draw, BAND + offset, line, edge=edge)
         counter = self._options(draw, view, ASKED + 1, 1, edge)
-        self._text(draw, ASKED, self._who(view.question, view.over.rows), right=counter, edge=edge)
+        asked = self._who(view.question, view.over.rows)
+        if counter:  # right after the question, not at the far end: its bytes go with the question's
+            asked = f"{cut(latin1(asked), edge // self.char - len(counter) - 1)} {counter}"
+        self._text(draw, ASKED, asked, edge=edge)
 
     def _waiting_for_tap(self, draw: ImageDraw.ImageDraw, view: TapView) -> None:
         """A tap the game waits for, in the band: the last event, then the question from the line of

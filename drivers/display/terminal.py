@@ -4,8 +4,8 @@ Braille packs 2x4 pixels per character (a 64x16 character frame, fits an 80-colu
 half-blocks pack 1x2 (128x32 characters, exact pixel shapes). On a terminal the frame is redrawn in
 place; into a file or a pipe, frames follow one another.
 
-Braille draws lit pixels as dots, so an inverted line (a lit bar with dark text: the title, the seat
-to act, the chosen option) would be a wall of dots with the text as holes. On a terminal, braille
+Braille draws lit pixels as dots, so an inverted line (a lit bar with dark text: the question of a
+set-up or menu screen, a part of the table in trouble) would be a wall of dots with the text as holes. On a terminal, braille
 cells in a lit area are drawn in reverse video instead: their dots are the dark pixels, on a lit
 background, so inverted text reads as on the panel and every pixel is still where it was. A stream
 that is no tty but draws on one (the console's frame sink) says so with `ansi = True`.
