@@ -147,6 +147,11 @@ class StoreConfig:
     #: where the journal keeps its local copy; None: it keeps none
     local_dir: Path | None = None
 
+    def copy_dir(self, url: str) -> Path | None:
+        """Where the local copy is kept when the store chosen is `url` (None: none, and none for an
+        in-memory store, which is empty at every start: the fallback a desktop may choose)."""
+        return self.local_dir if scheme_of(url) != "memory" else None
+
 
 @dataclass(frozen=True)
 class WebConfig:

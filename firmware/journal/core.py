@@ -45,6 +45,19 @@ def new_gid(clock: float | None = None) -> str:
     return f"{stamp}-{secrets.token_hex(2)}"
 
 
+def transact(client: redis.Redis, keys: tuple[str, ...], body: Callable[[redis.client.Pipeline], Any]) -> Any:
+    """body(pipe) with `keys` watched, again while they change under it (ATTEMPTS at most; then
+    Refused: "Redis busy")."""
+    for _ in range(ATTEMPTS):
+        try:
+            with client.pipeline(transaction=True) as pipe:
+                pipe.watch(*keys)
+                return body(pipe)
+        except redis.WatchError:
+            continue
+    raise Refused(BUSY)
+
+
 def _mget(r: redis.Redis | redis.client.Pipeline, *keys: str) -> list:
     """MGET of keys of one table (one hash slot): as a command, since redis-py's Redis Cluster pipeline
     refuses its mget() and publish() methods even where the keys, or no key, share the slot."""
@@ -318,15 +331,7 @@ class Journal:
         self._rewrite(mirror)
 
     def transact(self, keys: tuple[str, ...], body: Callable[[redis.client.Pipeline], Any]) -> Any:
-        """body(pipe) with `keys` watched, again while they change under it (ATTEMPTS at most)."""
-        for _ in range(ATTEMPTS):
-            try:
-                with self.client.pipeline(transaction=True) as pipe:
-                    pipe.watch(*keys)
-                    return body(pipe)
-            except redis.WatchError:
-                continue
-        raise Refused(BUSY)
+        return transact(self.client, keys, body)
 
     def _keys(self, mirror: Mirror) -> tuple[str, ...]:
         source = mirror.state.get("forked_from")
