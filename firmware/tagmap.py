@@ -14,7 +14,7 @@ from typing import Any, Callable
 import redis
 
 from .journal.core import transact
-from .journal.tagcopy import HASHES, NO_COPY, Hashes, Held, TagCopy
+from .journal.tagcopy import HASHES, NO_COPY, Hashes, Held, TagCopy, marker_key
 from .store import table_key
 
 log = logging.getLogger(__name__)
@@ -60,7 +60,7 @@ class TagMap:
         self.client = client
         self.key = table_key(table, "tags")
         self.keys = {name: table_key(table, name) for name in HASHES}
-        self.marker = table_key(table, "local", "tags")
+        self.marker = marker_key(table)
         self.local = TagCopy(local_dir, table, check=_problem) if local_dir is not None else None
         self._entries: dict[str, TagEntry] = {}
         #: what the table should tell once (the map restored, the local copy damaged or failed)

@@ -88,8 +88,9 @@ class LocalCopy:
 
     # -- reading ---------------------------------------------------------------------------------
 
-    def load(self) -> Found:
-        """The games the file holds (none when there is no file); a damaged file is kept aside."""
+    def load(self, aside: bool = True) -> Found:
+        """The games the file holds (none when there is no file); a damaged file is kept aside
+        (`aside`; else left where it is: `tablemate doctor` only looks)."""
         try:
             data = self.path.read_bytes()
         except FileNotFoundError:
@@ -105,7 +106,7 @@ class LocalCopy:
                 reading.take(line)
             except Damaged as error:
                 found.damage = f"line {number}: {error}"
-                found.kept_aside = set_aside(self.path)
+                found.kept_aside = set_aside(self.path) if aside else None
                 break
         found.token, found.games, found.active = reading.token, list(reading.games.values()), reading.active
         return found

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from ..store import table_key
 from .local import set_aside, write_whole
 
 log = logging.getLogger(__name__)
@@ -52,6 +53,11 @@ NO_COPY = "-"
 
 Hashes = dict[str, dict[str, str]]
 Notice = tuple[tuple[str, ...], str]
+
+
+def marker_key(table: str) -> str:
+    """`local:tags`: the version of the file that holds every change of the map (NO_COPY: none)."""
+    return table_key(table, "local", "tags")
 
 
 class Damaged(ValueError):
