@@ -158,13 +158,12 @@ class TagMap:
         return restored
 
     def _restored(self, held: Held, restored: list[str]) -> None:
-        tags, places = len(held.hashes["tags"]), len(held.hashes["enrol"])
         if "tags" in restored:
             self._entries, _ = _parse(held.hashes["tags"])
-        log.warning("Redis lacked the table's %s: written again from the local copy %s (%d tags, %d games' enrolment places)",
-                    " and ".join(restored), self.local.path, tags, places)
-        self.notices.append((("Tags restored", "From local copy"),
-                             f"Redis lacked the table's {' and '.join(restored)}: written again from {self.local.path} ({tags} tags)"))
+        what = " and ".join({"tags": f"tag map ({len(held.hashes['tags'])} tags)",
+                             "enrol": f"enrolment places ({len(held.hashes['enrol'])} games)"}[name] for name in restored)
+        log.warning("Redis lacked the table's %s: written again from the local copy %s", what, self.local.path)
+        self.notices.append((("Tags restored", "From local copy"), f"Redis lacked the table's {what}: written again from {self.local.path}"))
 
     def find(self, game: str, component_id: str) -> str | None:
         """The UID enrolled for component `component_id` of `game` (the desktop types ids as taps)."""
