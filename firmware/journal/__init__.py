@@ -103,6 +103,9 @@ Redis is down or refuses writes (the "!" badge) loses nothing.
   it was appended; the write it records was never sent) is ignored with a log line. Any other
   damaged line is reported (log, screen) and the file kept aside as `<table>.jsonl.damaged-<time>`;
   the games are taken as the lines before it hold them, and the file is not whole.
+- The tag map and enrolment's places are kept beside it, whole, in `<local_dir>/<table>.tags.json`
+  (tagcopy.py, written before every change of them; Redis's `local:tags` names the version that holds
+  every change) and given back at start to a Redis that lacks them (firmware.tagmap.TagMap.reconcile).
 - Off unless configured: the desktop's memory:// store is empty at every start, so a local copy would
   write its games into it again at each start (the profile refuses the pair); the tests that need it
   set it.
