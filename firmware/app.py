@@ -34,7 +34,7 @@ from .journal import Journal
 from .journal.local import LocalCopy
 from .loop import Loop, PartStatus
 from .sdnotify import Notifier
-from .store import Choice, choose, connect, scheme_of
+from .store import Choice, choose, connect
 from .table import Table, TableSettings
 from .tagmap import TagEntry, TagMap
 
@@ -90,10 +90,10 @@ class App:
         check_gpio(profile)
         store = choose(profile.store.url, profile.store.fallback)
         client = connect(store.url)
-        keeps_copy = profile.store.local_dir is not None and scheme_of(store.url) != "memory"
-        local = LocalCopy(profile.store.local_dir, profile.table.id) if keeps_copy else None
+        local_dir = profile.store.copy_dir(store.url)
+        local = LocalCopy(local_dir, profile.table.id) if local_dir is not None else None
         journal = Journal(client, profile.table.id, local=local)
-        table = Table(journal, TagMap(client, profile.table.id), table_settings(profile, store), clock, imports=tags)
+        table = Table(journal, TagMap(client, profile.table.id, local_dir), table_settings(profile, store), clock, imports=tags)
         display = DisplayThread(open_display(profile.display, stream=stream, clock=clock),
                                 care=care_for(profile.display, clock), clock=clock)
         display.start()

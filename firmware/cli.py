@@ -56,12 +56,12 @@ def _profile(args: argparse.Namespace):
 
 def _store(args: argparse.Namespace):
     """The profile, the store it leads to, its journal and tag map (keys stored before their Redis
-    Cluster hash tag are moved under it first)."""
+    Cluster hash tag are moved under it first; the tag map keeps the profile's local copy too)."""
     profile = _profile(args)
     store = choose(profile.store.url, profile.store.fallback)
     client = connect(store.url)
     migrate_keys(client, profile.table.id)
-    return profile, store, Journal(client, profile.table.id), TagMap(client, profile.table.id)
+    return profile, store, Journal(client, profile.table.id), TagMap(client, profile.table.id, profile.store.copy_dir(store.url))
 
 
 def _kept_store(args: argparse.Namespace):

@@ -29,7 +29,9 @@ Sections and keys (defaults in brackets; every other key is an error):
                                <local_dir>/<table id>.jsonl (firmware/journal/local.py): every write
                                is synced there before it goes to Redis, so actions accepted while
                                Redis is down survive a pulled plug, and a game Redis lost or that was
-                               changed under it is written again at the next start [none: off]; only
+                               changed under it is written again at the next start; the tag map and
+                               enrolment's places too, <table id>.tags.json (journal/tagcopy.py),
+                               given back to a Redis that lost them [none: off]; only
                                for a real Redis (not memory://); relative to this file. pi.toml:
                                /var/lib/tablemate, the service's StateDirectory
 [display]        driver        ssd1306 | sh1106 | dummy | terminal | png
@@ -146,6 +148,11 @@ class StoreConfig:
     fallback: str | None = None
     #: where the journal keeps its local copy; None: it keeps none
     local_dir: Path | None = None
+
+    def copy_dir(self, url: str) -> Path | None:
+        """Where the local copy is kept when the store chosen is `url` (None: none, and none for an
+        in-memory store, which is empty at every start: the fallback a desktop may choose)."""
+        return self.local_dir if scheme_of(url) != "memory" else None
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,8 @@
 
 Redis reachable, refusing writes when full rather than evicting keys (maxmemory-policy noeviction),
 with AOF on and `appendfsync always` when the profile requires it (the Pi's), and who holds the
-table's writer lease (or the in-memory desktop store); every reader answering (an RC522 with its chip
+table's writer lease (or the in-memory desktop store); the local copy ([store] local_dir: its
+disk's room, what it holds, whether Redis agrees with it); every reader answering (an RC522 with its chip
 version and receiver gain); the display answering, and for an I2C panel the bus speed (400 kHz
 wanted); RPi.GPIO being rpi-lgpio's; the user in the groups that own the
 devices; the club, with [club] (its login, the table's name there, how far the copy has come); and
@@ -70,6 +71,13 @@ def check_store(profile: Profile) -> list[Finding]:
     findings.append(Finding(True, f"writer lease of table {table}: " + (
         f"held by {describe(holder)} for {ttl:.0f} s more" if holder else f"free (no tablemate writes table {table} now)")))
     return findings
+
+
+def check_local(profile: Profile) -> list[Finding]:
+    """The local copy ([store] local_dir): on or off, its disk, what it holds, whether Redis agrees."""
+    from .journal.copyhealth import check
+
+    return [Finding(ok, text) for ok, text in check(profile)]
 
 
 def check_club(profile: Profile) -> list[Finding]:
@@ -171,8 +179,8 @@ def check_service() -> list[Finding]:
     return [Finding(True, f"service tablemate: {state} (run the doctor with it stopped; journalctl -u tablemate shows its log)")]
 
 
-CHECKS: tuple[Callable[[Profile], list[Finding]], ...] = (check_store, check_club, check_readers, check_display, check_i2c_speed,
-                                                          check_buttons, check_gpio, check_groups)
+CHECKS: tuple[Callable[[Profile], list[Finding]], ...] = (check_store, check_local, check_club, check_readers, check_display,
+                                                          check_i2c_speed, check_buttons, check_gpio, check_groups)
 
 
 def run_checks(profile: Profile, out: TextIO = sys.stdout) -> int:

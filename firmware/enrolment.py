@@ -140,18 +140,19 @@ class Progress:
     """Where each game's guided enrolment stands (`tablemate:{table}:enrol`, game -> next position)."""
 
     def __init__(self, tags: TagMap, table: str):
-        self.client = tags.client
+        self.tags = tags
         self.key = table_key(table, "enrol")
 
     def get(self, game: str) -> int:
-        value = self.client.hget(self.key, game)
+        value = self.tags.client.hget(self.key, game)
         return int(value) if value and value.isdigit() else 0
 
     def set(self, game: str, position: int) -> None:
-        self.client.hset(self.key, game, position)
+        """Written by the tag map, with its local copy."""
+        self.tags.place(game, position)
 
     def clear(self, game: str) -> None:
-        self.client.hdel(self.key, game)
+        self.tags.place(game, None)
 
 
 def guided(tags: TagMap, progress: Progress, game: str, start: int = 0) -> Flow:

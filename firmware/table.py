@@ -112,8 +112,8 @@ class Table:
     # -- start-up --------------------------------------------------------------------------------
 
     def boot(self) -> None:
-        """Take the writer lease, write to Redis what the journal's local copy holds and Redis lacks,
-        enrol the tag files given, load the tag map and recover the game in progress from the
+        """Take the writer lease, write to Redis what the journal's local copy holds and Redis lacks
+        (the games, then the tag map and enrolment's places), enrol the tag files given, load the tag map and recover the game in progress from the
         journal, or start choosing one.
 
         While Redis does not answer, refuses writes, or another table holds the lease, the table
@@ -123,6 +123,7 @@ class Table:
             self._migrate()
             self.journal.claim()
             self.journal.reconcile()
+            self.tags.reconcile()
             if self._imports:
                 self.tags.set_many(self._imports)
                 self._imports = {}
@@ -268,18 +269,20 @@ class Table:
         return self._take_notices() or changed
 
     def _take_notices(self) -> bool:
-        """Flash what the journal did to keep the game (written again, as a new game); the tag map,
-        held in memory too, is written again when the store lost it as well."""
-        if not self.journal.notices:
-            return False
-        lines, self.store_notice = self.journal.notices[-1]
+        """Flash what the journal did to keep the game (written again, as a new game) and what the
+        tag map's local copy did; the tag map is written again when the store lost it as well."""
+        if self.journal.notices:
+            try:
+                if self.tags.restore():  # the store lost the game: it may have lost the tag map with it
+                    log.warning("the tag map was gone from Redis: written again (%d tags)", len(self.tags.items()))
+            except (Refused, *STORE_ERRORS) as error:
+                log.warning("the tag map could not be checked: %s", trouble(error).detail)
+        notices = self.tags.take_notices() + self.journal.notices  # the game's last: the screen shows the last
         self.journal.notices.clear()
+        if not notices:
+            return False
+        lines, self.store_notice = notices[-1]
         self._show(lines, error=False)
-        try:
-            if self.tags.restore():  # the store lost the game: it may have lost the tag map with it
-                log.warning("the tag map was gone from Redis: written again (%d tags)", len(self.tags.items()))
-        except STORE_ERRORS as error:
-            log.warning("the tag map could not be checked: %s", trouble(error).detail)
         return True
 
     def _ask_for_cards(self) -> bool:

@@ -128,7 +128,7 @@ def restore(profile: Profile, path: str | Path) -> Report:
     if contents.boards and profile.boards.dir is None:
         raise BadBackup(f"{path} holds {len(contents.boards)} board files, but {profile.path} names no [boards] dir to put them in")
     client = connect(profile.store.url)
-    journal, tags = Journal(client, profile.table.id), TagMap(client, profile.table.id)
+    journal, tags = Journal(client, profile.table.id), TagMap(client, profile.table.id, profile.store.copy_dir(profile.store.url))
     tags.load()
     current_here = journal.current()
     report = Report()

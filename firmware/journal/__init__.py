@@ -51,7 +51,8 @@ Written again (`_rewrite`): the stream and header are read under WATCH.
 - Otherwise (an entry this process did not write, e.g. another writer's entry at the next id; a
   changed entry; a header naming another game; a key holding another type): writing over it would
   destroy data, so the game is written whole under a new gid whose header says `forked_from` the old
-  one and why (`fork_reason`); the old header gets `forked_to`; `current` moves to the new gid. The
+  one and why (`fork_reason`); the old header gets `forked_to`; `current` moves to the new gid, all
+  in one transaction (the keys share the table's hash tag, so a Redis Cluster takes it too). The
   old keys are otherwise left as they were.
 Either way the table flashes what happened ("Game gone from Redis / Game saved again", "Another
 table writes as home / Saved as new game <gid>"), and the log says it.
@@ -88,7 +89,9 @@ Redis is down or refuses writes (the "!" badge) loses nothing.
     above ("Written again"): under its gid when every stored entry is the table's (the stream gone,
     `current` deleted or moved...), else under a new gid with forked_from (an entry the file lacks,
     while the file is whole: another writer's; an entry changed). The new gid goes into the file
-    ("moved") before the transaction that writes it, so a kill in between cannot fork the game twice.
+    ("moved") before the transaction that writes it, so a kill in between cannot fork the game twice;
+    the new game is then written at the next start, and its first transaction also gives the old
+    header its `forked_to` (when that header exists and lacks one): the two headers never stay unlinked.
   The game the file names active is the table's game (a file not whole: only when `current` is
   missing or names it). Then the game in progress is recovered from Redis as at any start, and the
   file compacted to hold it. The players are told once ("Redis lacked 3 entries / Saved from local
@@ -100,6 +103,9 @@ Redis is down or refuses writes (the "!" badge) loses nothing.
   it was appended; the write it records was never sent) is ignored with a log line. Any other
   damaged line is reported (log, screen) and the file kept aside as `<table>.jsonl.damaged-<time>`;
   the games are taken as the lines before it hold them, and the file is not whole.
+- The tag map and enrolment's places are kept beside it, whole, in `<local_dir>/<table>.tags.json`
+  (tagcopy.py, written before every change of them; Redis's `local:tags` names the version that holds
+  every change) and given back at start to a Redis that lacks them (firmware.tagmap.TagMap.reconcile).
 - Off unless configured: the desktop's memory:// store is empty at every start, so a local copy would
   write its games into it again at each start (the profile refuses the pair); the tests that need it
   set it.

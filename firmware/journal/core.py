@@ -45,6 +45,19 @@ def new_gid(clock: float | None = None) -> str:
     return f"{stamp}-{secrets.token_hex(2)}"
 
 
+def transact(client: redis.Redis, keys: tuple[str, ...], body: Callable[[redis.client.Pipeline], Any]) -> Any:
+    """body(pipe) with `keys` watched, again while they change under it (ATTEMPTS at most; then
+    Refused: "Redis busy")."""
+    for _ in range(ATTEMPTS):
+        try:
+            with client.pipeline(transaction=True) as pipe:
+                pipe.watch(*keys)
+                return body(pipe)
+        except redis.WatchError:
+            continue
+    raise Refused(BUSY)
+
+
 def _mget(r: redis.Redis | redis.client.Pipeline, *keys: str) -> list:
     """MGET of keys of one table (one hash slot): as a command, since redis-py's Redis Cluster pipeline
     refuses its mget() and publish() methods even where the keys, or no key, share the slot."""
@@ -318,18 +331,28 @@ class Journal:
         self._rewrite(mirror)
 
     def transact(self, keys: tuple[str, ...], body: Callable[[redis.client.Pipeline], Any]) -> Any:
-        """body(pipe) with `keys` watched, again while they change under it (ATTEMPTS at most)."""
-        for _ in range(ATTEMPTS):
-            try:
-                with self.client.pipeline(transaction=True) as pipe:
-                    pipe.watch(*keys)
-                    return body(pipe)
-            except redis.WatchError:
-                continue
-        raise Refused(BUSY)
+        return transact(self.client, keys, body)
 
     def _keys(self, mirror: Mirror) -> tuple[str, ...]:
-        return self.lease_key, self.key("current"), self.log_key(mirror.gid), self.header_key(mirror.gid)
+        source = mirror.state.get("forked_from")
+        return (self.lease_key, self.key("current"), self.log_key(mirror.gid), self.header_key(mirror.gid),
+                *([self.header_key(source)] if source else []))
+
+    def _unlinked(self, pipe: redis.client.Pipeline, mirror: Mirror) -> str | None:
+        """The header key of the game `mirror` was forked from when it lacks `forked_to` (None: no
+        such game, or it has it). A fork's two writes are one transaction, but a kill after the local
+        copy recorded the new gid and before that transaction ran leaves the local copy to write the
+        new game at the next start: its "begin" then marks the old header in the same transaction."""
+        source = mirror.state.get("forked_from")
+        if not source:
+            return None
+        try:
+            header = pipe.hgetall(self.header_key(source))
+        except redis.ResponseError as error:
+            if is_wrong_type(error):
+                return None
+            raise
+        return self.header_key(source) if header and "forked_to" not in header else None
 
     def _look(self, r: redis.Redis, mirror: Mirror) -> Seen:
         """What the store holds of `mirror`'s game; Refused when another process holds the lease."""
@@ -398,9 +421,12 @@ class Journal:
                 return
             raise self._diverged(mirror, seen)
         gid, log_key = mirror.gid, self.log_key(mirror.gid)
+        source = self._unlinked(pipe, mirror) if op.kind == "begin" else None
         pipe.multi()
         if op.kind == "begin":
             pipe.xadd(log_key, mirror.head, id=HEAD_ID)
+        if source is not None:
+            pipe.hset(source, "forked_to", gid)
         if op.kind in ("begin", "header"):
             pipe.hset(self.header_key(gid), mapping=mirror.hash)
         if op.kind == "begin" and mirror is self._active:
@@ -412,6 +438,8 @@ class Journal:
         failed = [r for r in self._commit(pipe, mirror, gid, self._update(op)) if r is None or isinstance(r, Exception)]
         if failed:
             raise Diverged("Game changed in Redis", f"Redis refused part of a write: {failed[0]}")
+        if source is not None:
+            log.warning("game %s: the fork that made it was cut short; game %s now says forked_to %s", gid, mirror.state["forked_from"], gid)
         self._written(op)
 
     def _commit(self, pipe: redis.client.Pipeline, mirror: Mirror, gid: str, update: dict) -> list:

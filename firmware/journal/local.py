@@ -88,8 +88,9 @@ class LocalCopy:
 
     # -- reading ---------------------------------------------------------------------------------
 
-    def load(self) -> Found:
-        """The games the file holds (none when there is no file); a damaged file is kept aside."""
+    def load(self, aside: bool = True) -> Found:
+        """The games the file holds (none when there is no file); a damaged file is kept aside
+        (`aside`; else left where it is: `tablemate doctor` only looks)."""
         try:
             data = self.path.read_bytes()
         except FileNotFoundError:
@@ -105,19 +106,10 @@ class LocalCopy:
                 reading.take(line)
             except Damaged as error:
                 found.damage = f"line {number}: {error}"
-                found.kept_aside = self._set_aside()
+                found.kept_aside = set_aside(self.path) if aside else None
                 break
         found.token, found.games, found.active = reading.token, list(reading.games.values()), reading.active
         return found
-
-    def _set_aside(self) -> Path | None:
-        aside = self.path.with_name(f"{self.path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
-        try:
-            os.replace(self.path, aside)
-        except OSError as error:
-            log.error("%s could not be kept aside as %s: %s", self.path, aside, error)
-            return None
-        return aside
 
     # -- writing ---------------------------------------------------------------------------------
 
@@ -132,17 +124,7 @@ class LocalCopy:
             lines.append(self._game(game, game.gid, game is active))
             if game.entries:
                 lines.append({"t": "entries", "gid": game.gid, "first": 1, "fields": game.entries})
-        temporary = self.path.with_name(f"{self.path.name}.tmp")
-        with open(temporary, "wb") as out:
-            out.write(b"".join(_line(record) for record in lines))
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, self.path)
-        directory = os.open(self.directory, os.O_RDONLY)
-        try:
-            os.fsync(directory)
-        finally:
-            os.close(directory)
+        write_whole(self.path, b"".join(_line(record) for record in lines))
         self.close()
         self._file = open(self.path, "ab", buffering=0)
         self.token, self.whole = token, whole
@@ -196,6 +178,33 @@ class LocalCopy:
         while view:
             view = view[self._file.write(view):]
         (os.fdatasync if hasattr(os, "fdatasync") else os.fsync)(self._file.fileno())  # macOS has no fdatasync
+
+
+def write_whole(path: Path, data: bytes) -> None:
+    """`path` written whole: a temporary file synced, renamed over it, the directory synced (a power
+    cut leaves the old file or the new one, whole). Its directory must exist."""
+    temporary = path.with_name(f"{path.name}.tmp")
+    with open(temporary, "wb") as out:
+        out.write(data)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(temporary, path)
+    directory = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
+
+
+def set_aside(path: Path) -> Path | None:
+    """Keep a damaged file aside for the owner as `<name>.damaged-<time>`; where (None: it could not be)."""
+    aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+    try:
+        os.replace(path, aside)
+    except OSError as error:
+        log.error("%s could not be kept aside as %s: %s", path, aside, error)
+        return None
+    return aside
 
 
 def _line(record: dict) -> bytes:

@@ -60,8 +60,9 @@ class Appliance:
         self._notify: socket.socket | None = None
         self._log: Path | None = None
 
-    def start(self, lines: list[str]) -> None:
-        """Start the appliance playing `lines` (a script) and wait until its screen shows the game."""
+    def start(self, lines: list[str], tags: bool = True) -> None:
+        """Start the appliance playing `lines` (a script) and wait until its screen shows the game;
+        `tags`: import the tag file first (`run --tags`)."""
         self.runs += 1
         script = self.directory / f"run{self.runs}.script"
         script.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
@@ -75,7 +76,7 @@ class Appliance:
         with self._log.open("w") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "firmware.cli", "run", "--config", str(self.profile), "--script", str(script), "--realtime",
-                 "--tags", str(self.tags)],
+                 *(["--tags", str(self.tags)] if tags else [])],
                 cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
             )
         self._wait_ready(30.0)

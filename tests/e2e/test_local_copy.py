@@ -12,6 +12,7 @@ import json
 import time
 from dataclasses import dataclass, field
 
+from firmware.cli import main
 from firmware.journal import Journal
 from firmware.journal.local import LocalCopy
 from firmware.store import connect, table_key
@@ -134,6 +135,30 @@ def test_the_store_tampered_with_then_the_appliance_killed_before_it_noticed(red
     record = journal.load(new)
     assert len(record.entries) == script.entries(cuts[-1]) and canonical(record.actions) == canonical(script.game[: cuts[-1]])
 
+
+def test_a_redis_that_lost_everything_gets_the_game_and_the_tag_map_back_without_enrolling_again(redis_server, memory_url, tmp_path):
+    script, (first, end) = scripted(memory_url, 6, 12)
+    client = connect(redis_server.url)
+    journal = Journal(client, "t1")
+    appliance = Appliance(tmp_path, redis_server.url, script.tags, local_dir=tmp_path / "state")
+    unused = next(uid for uid in script.tags if not any(uid in line for line in script.lines))
+    try:
+        appliance.start(script.lines_to(first))
+        wait_for(lambda: stored(journal)[1] == script.entries(first), appliance)
+        gid = journal.current()
+        appliance.stop()
+        assert main(["tags", "forget", unused, "--config", str(appliance.profile)]) == 0  # the CLI keeps the copy too
+        tags = client.hgetall(table_key("t1", "tags"))
+        client.flushall()  # a new SD card for Redis
+
+        appliance.start(script.lines_to(end, since=first), tags=False)  # every tap must be known again
+        wait_for(lambda: stored(journal)[1] == script.entries(end), appliance)
+        appliance.stop()
+    finally:
+        appliance.close()
+    assert unused not in tags and client.hgetall(table_key("t1", "tags")) == tags
+    record = journal.load(gid)
+    assert len(record.entries) == script.entries(end) and canonical(record.actions) == canonical(script.game[:end])
 
 
 def test_an_unwritable_local_directory_is_said_once_and_play_goes_on_with_redis_alone(redis_server, tmp_path):

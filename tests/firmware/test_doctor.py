@@ -106,3 +106,55 @@ def test_the_i2c_bus_speed_is_read_from_the_device_tree_and_unknown_elsewhere(tm
     assert not slow.ok and "runs at 100 kHz" in slow.text and "i2c_arm_baudrate=400000" in slow.text
     (node / "clock-frequency").write_bytes(bytes.fromhex("00061a80"))  # 400000, as dtparam sets it
     assert check_i2c_speed(profile, root) == [Finding(True, "I2C bus 1 runs at 400 kHz")]
+
+
+def with_local_dir(text: str, url: str, directory) -> str:
+    return with_store(text, url).replace(f'url = "{url}"', f'url = "{url}"\nlocal_dir = "{directory}"')
+
+
+def test_the_local_copy_is_reported_off_on_and_in_agreement_with_redis_or_not(tmp_path, redis_server):
+    from firmware.journal import Journal
+    from firmware.journal.local import LocalCopy
+    from firmware.store import connect
+    from firmware.tagmap import TagEntry, TagMap
+
+    _, out = doctor(tmp_path, with_store(DESKTOP, redis_server.url))
+    assert "ok: local copy: off ([store] local_dir is not set): Redis alone keeps the games and the tag map" in out
+    state = tmp_path / "state"
+    text = with_local_dir(DESKTOP, redis_server.url, state)
+    code, out = doctor(tmp_path, text)
+    assert code == 0 and f"ok: local copy {state}: on, writable, " in out and "MB free" in out
+    assert "ok: local copy holds no games yet, no tag map yet; last written never" in out
+
+    client = connect(redis_server.url)
+    journal = Journal(client, "desktop", local=LocalCopy(state, "desktop"))
+    journal.claim()
+    journal.reconcile()
+    journal.begin_game("g1", "thurn_und_taxis", ["Ana", "Ben"], {})
+    for number in (1, 2, 3):
+        journal.append("g1", number, {"n": number})
+    tags = TagMap(client, "desktop", state)
+    tags.reconcile()
+    tags.set("04a1b2c3", TagEntry("thurn_und_taxis", "card", {"id": "nuernberg-1"}, "Nürnberg 1/3"))
+    code, out = doctor(tmp_path, text)
+    assert code == 0 and "ok: local copy holds 1 game(s), 3 entries, 1 tags, 0 games' enrolment places; last written 20" in out
+    assert "ok: local copy agrees with Redis: its tokens are Redis's, and game g1 has 3 entries in both" in out
+
+    other = Journal(client, "desktop")  # a run without the copy writes on
+    other.adopt(other.load("g1"))
+    other.append("g1", 4, {"n": 4})
+    code, out = doctor(tmp_path, text)
+    assert code == 1 and "PROBLEM: local copy of the games: Redis does not vouch for it" in out
+    assert "PROBLEM: game g1: the local copy holds 3 entries, Redis 4; fix: restart the table (sudo systemctl restart tablemate)" in out
+
+
+def test_a_local_copy_that_cannot_be_written_or_whose_disk_is_nearly_full_is_a_problem_with_the_fix(tmp_path, monkeypatch):
+    from firmware.journal import copyhealth
+
+    (tmp_path / "a-file").write_text("")
+    code, out = doctor(tmp_path, with_local_dir(DESKTOP, "redis://127.0.0.1:1/0", tmp_path / "a-file" / "state"))
+    assert code == 1 and f"PROBLEM: local copy {tmp_path}/a-file/state: cannot be written" in out
+    assert "fix: make it a directory the service's user may write (sudo install -d -o tablemate" in out
+    monkeypatch.setattr(copyhealth, "LOW_FREE_BYTES", 2**62)
+    code, out = doctor(tmp_path, with_local_dir(DESKTOP, "redis://127.0.0.1:1/0", tmp_path / "state"))
+    assert code == 1 and f"PROBLEM: local copy {tmp_path}/state: the disk is nearly full" in out and "fix: free room" in out

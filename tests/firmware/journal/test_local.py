@@ -181,6 +181,33 @@ def test_a_fork_cut_short_by_a_kill_is_finished_under_the_gid_the_file_names_not
     gid = table.recovered(journal)
     assert gid != "g1" and sorted(journal.games()) == sorted(["g1", gid]) and numbers(journal, gid) == [1, 2, 3]
     assert journal.load(gid).notes["forked_from"] == "g1" and table.stream("g1")[-1] == ("3-0", FOREIGN)
+    assert journal.load("g1").notes == {"forked_to": gid}  # the old header is linked in the new game's first write
+
+
+class Killed(BaseException):
+    """The process killed: nothing after this point runs, not even the transaction's cleanup."""
+
+
+def test_a_fork_killed_between_its_local_record_and_its_transaction_links_both_headers_at_the_next_start(table, monkeypatch):
+    journal = table.start()
+    played(journal, 2)
+    table.client.xadd(table_key("t1", "game", "g1", "log"), FOREIGN, id="3-0")
+    moved = LocalCopy.moved
+
+    def moved_then_killed(self, *args):
+        moved(self, *args)
+        raise Killed
+
+    monkeypatch.setattr(LocalCopy, "moved", moved_then_killed)
+    with pytest.raises(Killed):
+        journal.append("g1", 3, {"n": 3})
+    monkeypatch.undo()
+    assert table.client.hget(table_key("t1", "game", "g1"), "forked_to") is None
+
+    journal = table.start()
+    gid = table.recovered(journal)
+    assert gid != "g1" and numbers(journal, gid) == [1, 2, 3]
+    assert journal.load(gid).notes["forked_from"] == "g1" and journal.load("g1").notes == {"forked_to": gid}
 
 
 def test_an_older_local_copy_gives_way_to_what_redis_holds(table):
