@@ -21,7 +21,9 @@ class MiniMap:
     """A small map beside a chooser: the board's cells and where each option lies on it."""
 
     cells: tuple[tuple[int, int, bool], ...]  # (row, col, occupied)
-    positions: tuple[tuple[int, int], ...]  # one per option, in the options' order
+    #: the cells each option stands for, one tuple per option in the options' order (a space: its
+    #: cell; a quarter: its free cells)
+    marks: tuple[tuple[tuple[int, int], ...], ...]
 
 
 @dataclass(frozen=True)

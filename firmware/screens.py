@@ -349,7 +349,7 @@ class Screen:
 
     def _minimap(self, draw: ImageDraw.ImageDraw, view: ChooserView, top: int, bottom: int) -> int:
         """The board's cells between `top` and `bottom`, at the right (filled: taken), the option
-        under the cursor framed and dotted; the left edge it leaves the text."""
+        under the cursor (its cell, or a quarter's free cells) framed and dotted; the left edge it leaves the text."""
         rows = [r for r, _, _ in view.cells]
         cols = [c for _, c, _ in view.cells]
         height, width = max(rows) - min(rows) + 1, max(cols) - min(cols) + 1
@@ -358,8 +358,8 @@ class Screen:
         for r, c, taken in view.cells:
             x, y = left + (c - min(cols)) * pitch, top + (r - min(rows)) * pitch
             draw.rectangle((x, y, x + pitch - 2, y + pitch - 2), fill=ON if taken else OFF, outline=ON)
-        if view.mark is not None:
-            x, y = left + (view.mark[1] - min(cols)) * pitch, top + (view.mark[0] - min(rows)) * pitch
+        for row, col in view.marks:
+            x, y = left + (col - min(cols)) * pitch, top + (row - min(rows)) * pitch
             draw.rectangle((x - 1, y - 1, x + pitch - 1, y + pitch - 1), outline=ON)
             draw.rectangle((x + 1, y + 1, x + pitch - 3, y + pitch - 3), fill=ON)
         return left - 2

@@ -322,8 +322,8 @@ class Table:
             over = self._scores(offline, notice, hint=False) if self._playing() else None
             if isinstance(request, Choose):
                 labels, index, board = tuple(o.label for o in request.options), self.running.index, request.map
-                cells, mark = (board.cells, board.positions[index]) if board else ((), None)
-                return ChooserView(request.question, labels, index, title, offline, cells, mark, notice, over)
+                cells, marks = (board.cells, board.marks[index]) if board else ((), ())
+                return ChooserView(request.question, labels, index, title, offline, cells, marks, notice, over)
             return TapView(request.question, request.done, request.title or title, offline, request.note, notice, over)
         if self.waiting == UNREACHABLE:
             return MessageView("Store unreachable", ("Waiting for Redis.", "The game is kept there."), True, notice)

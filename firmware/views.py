@@ -40,9 +40,9 @@ class ChooserView:
     index: int
     title: str = ""
     offline: bool = False
-    #: a mini-map: every cell (row, col, occupied), and the cell of the option under the cursor
+    #: a mini-map: every cell (row, col, occupied), and the cells of the option under the cursor
     cells: tuple[tuple[int, int, bool], ...] = ()
-    mark: tuple[int, int] | None = None
+    marks: tuple[tuple[int, int], ...] = ()
     notice: str = ""
     #: the game's scoreboard the question is asked over (None: a whole screen of its own)
     over: ScoreView | None = None

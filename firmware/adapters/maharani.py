@@ -1,5 +1,5 @@
-"""Maharani at the table: tap a tile, say which turntable slot it came from, pick the space on a
-mini-map, and whether its arrow points at the player. Pass ends the turn, withdraw refreshes the
+"""Maharani at the table: tap a tile, say which turntable slot it came from, pick the quarter and
+then the space on a mini-map, and whether its arrow points at the player. Pass ends the turn, withdraw refreshes the
 action markers, next (outside a question) ends a stuck game after a confirmation.
 """
 
@@ -42,14 +42,24 @@ class MaharaniAdapter(Adapter):
         slots = prompt.options["from_quarter"]
         slot = slots[0] if len(slots) == 1 else (yield Choose.of("From which slot?", [(f"Slot {q}", q) for q in slots], field="from_quarter"))
         board = self.game.board(state)
-        spaces = [space for q in prompt.options[f"reach_q{slot}"] for space in prompt.options[f"spaces_q{q}"]]
+        free = {q: prompt.options[f"spaces_q{q}"] for q in prompt.options[f"reach_q{slot}"] if f"spaces_q{q}" in prompt.options}
         cells = tuple((*board.position[sp], sp in state.tiles) for sp in board.spaces)
         base = {"type": "place", "player": p, "tile": tile, "from_quarter": slot, "arrow_to_player": False}
+        gains = {sp: self.change(state, p, {**base, "space": sp}) if self.hints else 0 for q in free for sp in free[q]}
+        quarter = next(iter(free))
+        if len(free) > 1:
+            quarter = yield Choose.of(
+                "Which quarter?",
+                [(f"Q{q} {len(spaces)} free{self.points(max(gains[sp] for sp in spaces))}", q) for q, spaces in free.items()],
+                field="quarter",
+                map=MiniMap(cells, tuple(tuple(board.position[sp] for sp in spaces) for spaces in free.values())),
+            )
+        spaces = free[quarter]
         space = yield Choose.of(
             "Which space?",
-            [(f"Q{board.quarter_of[sp]} {sp}{self.gain(state, p, {**base, 'space': sp})}", sp) for sp in spaces],
+            [(f"Q{quarter} {sp}{self.points(gains[sp])}", sp) for sp in spaces],
             field="space",
-            map=MiniMap(cells, tuple(board.position[sp] for sp in spaces)),
+            map=MiniMap(cells, tuple((board.position[sp],) for sp in spaces)),
         )
         arrow = yield yes_no("Arrow at you?", field="arrow_to_player")
         action = {"type": "place", "player": p, "tile": tile, "from_quarter": slot, "space": space, "arrow_to_player": arrow}

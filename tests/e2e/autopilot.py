@@ -138,6 +138,8 @@ class Autopilot:
                 items, done = action[request.field[:-2]], taps.get(request.field, 0)
                 taps[request.field] = done + 1
                 self._choose(request, items[done] if done < len(items) else None)
+            elif isinstance(request, Choose) and request.field == "quarter":  # Maharani: the space's quarter
+                self._choose(request, session.game.board(session.state).quarter_of[action["space"]])
             elif isinstance(request, Choose):
                 self._choose(request, target(action, request.field))
             elif isinstance(request, Tap):

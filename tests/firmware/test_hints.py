@@ -53,10 +53,15 @@ def test_maharani_space_labels_show_the_gold_each_space_earns():
     flow = adapter_for("maharani").tag(s, TagEntry("maharani", "tile", {"id": "t2", "color": "blue"}), 1)
     request = next(flow)
     request = flow.send(1) if request.question == "From which slot?" else request
-    assert isinstance(request, Choose) and request.question == "Which space?"
+    assert isinstance(request, Choose) and request.question == "Which quarter?"
+    assert [option.label for option in request.options][:2] == ["Q1 13 free +2", "Q2 14 free +1"]
+    request = flow.send(1)
+    assert request.question == "Which space?"
     labels = dict((option.value, option.label) for option in request.options)
     assert labels["b3"] == "Q1 b3 +2" and labels["c4"] == "Q1 c4 +1"
+    assert len(labels) == 13 and "b2" not in labels  # Q1's free spaces only
     plain = adapter_for("maharani", hints=False).tag(s, TagEntry("maharani", "tile", {"id": "t2", "color": "blue"}), 1)
     request = next(plain)
     request = plain.send(1) if request.question == "From which slot?" else request
-    assert dict((o.value, o.label) for o in request.options)["b3"] == "Q1 b3"
+    assert request.options[0].label == "Q1 13 free"
+    assert dict((o.value, o.label) for o in plain.send(1).options)["b3"] == "Q1 b3"
