@@ -161,17 +161,24 @@ def test_a_file_made_whole_at_start_is_vouched_for_before_any_write(table):
     assert gid != "g1" and numbers(journal, gid) == [1, 2] and table.stream("g1")[-1] == ("3-0", FOREIGN)
 
 
-def test_a_fork_cut_short_by_a_kill_is_finished_under_the_gid_the_file_names_not_forked_again(table, monkeypatch, memory_url):
+def forking(table, monkeypatch, then):
+    """A journal of game g1 (2 entries) whose stream took a foreign entry 3, so that appending entry 3
+    forks; `then()` runs right after the local copy recorded the fork's new gid."""
     journal = table.start()
     played(journal, 2)
     table.client.xadd(table_key("t1", "game", "g1", "log"), FOREIGN, id="3-0")
     moved = LocalCopy.moved
 
-    def moved_then_power_cut(self, *args):
+    def moved_then(self, *args):
         moved(self, *args)
-        table.down()
+        then()
 
-    monkeypatch.setattr(LocalCopy, "moved", moved_then_power_cut)
+    monkeypatch.setattr(LocalCopy, "moved", moved_then)
+    return journal
+
+
+def test_a_fork_cut_short_by_a_kill_is_finished_under_the_gid_the_file_names_not_forked_again(table, monkeypatch, memory_url):
+    journal = forking(table, monkeypatch, table.down)
     journal.append("g1", 3, {"n": 3})
     assert journal.pending and journal.gid_of("g1") == "g1"  # the fork's transaction never ran
     monkeypatch.undo()
@@ -188,17 +195,12 @@ class Killed(BaseException):
     """The process killed: nothing after this point runs, not even the transaction's cleanup."""
 
 
+def killed() -> None:
+    raise Killed
+
+
 def test_a_fork_killed_between_its_local_record_and_its_transaction_links_both_headers_at_the_next_start(table, monkeypatch):
-    journal = table.start()
-    played(journal, 2)
-    table.client.xadd(table_key("t1", "game", "g1", "log"), FOREIGN, id="3-0")
-    moved = LocalCopy.moved
-
-    def moved_then_killed(self, *args):
-        moved(self, *args)
-        raise Killed
-
-    monkeypatch.setattr(LocalCopy, "moved", moved_then_killed)
+    journal = forking(table, monkeypatch, killed)
     with pytest.raises(Killed):
         journal.append("g1", 3, {"n": 3})
     monkeypatch.undo()
