@@ -831,6 +831,21 @@ def test_hands_after_round_12_and_the_final_score():
     refused(s, {"type": "visit", "province": "agra", "tile": tile(12)})
 
 
+def test_the_twelfth_rounds_exchange_still_buys_a_special_that_scores_in_hand():
+    """rules/000: the tokens are exchanged at the end of every round, the twelfth included, and each
+    special card held at the end scores a point with the hand."""
+    s = skip_rounds(start(), 11)
+    s.tokens[0]["vizier"] = 1
+    s = visit(s)
+    hands = {0: card("red", "vizier", "monk"), 1: card("red", "elephant", "general"), 2: card("green", "princess", "general")}
+    for _ in range(3):
+        s = play(s, s.turn, hands[s.turn])
+    s = skip_rest_of_round(s)
+    assert s.holder["mogul"] == 0 and "Ana: +1 mogul card" in s.events
+    s = game.apply(s, {"type": "hand", "player": 0, "cards": []})
+    assert points(s, 0)["hand"] == 1
+
+
 def test_tied_leaders_share_the_win():
     s = skip_rounds(start(), 12)
     for seat in range(3):
