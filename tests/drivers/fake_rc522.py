@@ -27,7 +27,9 @@ would forgive a driver: StartSend stays set until written 0, and Transceive ente
 sends at once; a card answers only after 5 ms of unmodulated field (and only with Force100ASK on);
 after a reset the chip needs `STARTUP_S` before it answers on SPI; a card misses a fraction `miss`
 of frames and an answer arrives garbled (a parity error) with chance `garble` (seeded: runs repeat
-exactly). The lenient mode is the project's old fake: StartSend clears itself once the frame is out,
+exactly); and `violations` lists every ISO 14443-3 timing rule the driver broke: a command within
+1 ms of the end of HLTA (6.4.3: the PICC's NAK may come that late), a frame less than 1172/fc after
+the end of a card's answer (the least frame delay time from PICC to PCD). The lenient mode is the project's old fake: StartSend clears itself once the frame is out,
 cards are ready at once, nothing is lost. A driver must work in both.
 Not modelled: MIFARE authentication and memory, bit-oriented anticollision frames (a card ignores
 them), the IRQ pin, the UART and I2C interfaces.
@@ -75,6 +77,8 @@ RX_GAIN_DB = (18, 23, 18, 23, 33, 38, 43, 48)
 
 BIT = 1 / 105_937.5  # one bit at 106 kbit/s
 FRAME_DELAY = 86e-6  # ISO 14443-3 FDT of an answer to REQA/WUPA/ANTICOLLISION/SELECT (n = 9)
+FDT_PCD = 1172 / 13.56e6  # ISO 14443-3: the least time from the end of a PICC's answer to the PCD's next frame
+HALT_WAIT = 1e-3  # ISO 14443-3 6.4.3: an answer within 1 ms of the end of HLTA is its NAK
 GUARD_S = 5e-3  # ISO 14443-3: a PICC may need 5 ms of unmodulated field before it answers
 STARTUP_S = 0.02  # strict: the oscillator start-up after a reset (the drivers wait 50 ms)
 WAKE_S = 0.001  # strict: leaving soft power-down (the PowerDown bit reads 1 until then)
@@ -89,6 +93,9 @@ def iso_crc_a(data: bytes, preset: int = 0x6363) -> bytes:
         for _ in range(8):
             crc = (crc >> 1) ^ 0x8408 if crc & 1 else crc >> 1
     return bytes([crc & 0xFF, crc >> 8])
+
+
+HLTA_FRAME = b"\x50\x00" + iso_crc_a(b"\x50\x00")
 
 
 def _bcc(part: bytes) -> int:
@@ -157,7 +164,7 @@ class FakeCard:
                     self.level += 1
                     sak = 0x04
                 return bytes([sak]) + iso_crc_a(bytes([sak]))
-        elif self.state == "active" and frame == b"\x50\x00" + iso_crc_a(b"\x50\x00"):
+        elif self.state == "active" and frame == HLTA_FRAME:
             self.state = "halt"
             return None
         if self.state in ("ready", "active"):  # ISO 14443-3 figure 6: any other frame
@@ -196,6 +203,8 @@ class FakeRc522:
         self.trace: list[tuple[float, list[int]]] | None = None
         #: the next this many transfers raise OSError (EIO), as a disturbed bus would
         self.spi_errors = 0
+        #: strict: every rule of the datasheet or ISO 14443-3 that the driver broke, with its time
+        self.violations: list[str] = []
         #: what MISO reads while the chip does not drive it (held in reset, unplugged, starting)
         self.floating = 0x00
         self.plugged = True
@@ -288,6 +297,8 @@ class FakeRc522:
         self.pending: dict | None = None
         self.crc_preset: int | None = None
         self.woken_at = 0.0
+        self.answer_end = float("-inf")  # when the last answer a card sent ended
+        self.halt_until = float("-inf")  # the end of the 1 ms after an HLTA frame
         if was_on:
             self._set_field_off()
 
@@ -343,6 +354,14 @@ class FakeRc522:
     def _command(self, value: int) -> None:
         command = value & 0x0F
         was_running = self._running()
+        now = self.clock()
+        if now < self.halt_until:
+            self._flag(f"command 0x{value:02X} {(now - self.halt_until + HALT_WAIT) * 1e6:.0f} µs after HLTA: "
+                       "ISO/IEC 14443-3 6.4.3 leaves the PICC 1 ms to answer it (an answer is a NAK)")
+            self.halt_until = float("-inf")
+        pending = self.pending
+        if pending is not None and pending["answer"] is not None and now >= pending["tx_end"]:
+            self.answer_end = pending["rx_end"]  # the card answers to the end, whatever the reader does
         if command == SOFT_RESET:
             self._reset_registers()
             return
@@ -369,6 +388,11 @@ class FakeRc522:
             self.crc_data = bytearray()
             self._calc_crc()
 
+    def _flag(self, text: str) -> None:
+        """A rule the driver broke (strict mode): kept in `violations` for the tests to see."""
+        if self.strict:
+            self.violations.append(f"{self.clock():.6f}: {text}")
+
     def _calc_crc(self) -> None:
         """CalcCRC: the FIFO's bytes (and every byte written while it runs) feed the coprocessor."""
         self.crc_data += bytes(self.fifo)
@@ -394,8 +418,13 @@ class FakeRc522:
         regs[COLL] = regs[COLL] & VALUES_AFTER_COLL | COLL_POS_NOT_VALID
         regs[CONTROL] = 0x10
         now = self.clock()
+        if now - self.answer_end < FDT_PCD:
+            self._flag(f"a frame {(now - self.answer_end) * 1e6:.0f} µs after the card's answer: ISO/IEC 14443-3 "
+                       "needs at least 1172/fc (86 µs)")
         short = len(frame) == 1 and last_bits == 7
         tx_end = now + ((9 if short else len(frame) * 9 + 2) * BIT)
+        if frame == HLTA_FRAME:
+            self.halt_until = tx_end + HALT_WAIT
         self.pending = {"tx_end": tx_end, "transceive": expect_answer, "answer": None}
         answers = [answer for answer in (self._deliver(card, frame, short, last_bits, now) for card in self.cards)
                    if answer is not None]
@@ -441,6 +470,7 @@ class FakeRc522:
             regs[COMMAND] &= 0xF0
             self.pending = None
         elif pending["answer"] is not None and now >= pending["rx_end"]:
+            self.answer_end = pending["rx_end"]
             self._receive(pending["answer"])
             self.pending = None
         elif "timer_end" in pending and now >= pending["timer_end"]:

@@ -63,11 +63,14 @@ class ChipRig:
     """The mfrc522 back end against fake RC522 chips on a fake spidev, reset lines on MockFactory pins."""
 
     driver = "mfrc522"
+    #: every rig of the running test, whose chips must end it with no violation (see `no_violations`)
+    made: list["ChipRig"] = []
 
-    def __init__(self, clock, mock_factory, monkeypatch, strict=True, **chip):
+    def __init__(self, clock, mock_factory, monkeypatch, strict=True, bus=None, **chip):
         self.clock = clock
         self.factory = mock_factory
-        self.bus = FakeBus(clock)
+        self.bus = bus or FakeBus(clock)
+        self.made.append(self)
         monkeypatch.setitem(sys.modules, "spidev", self.bus.module())
         self.chip_options = {"strict": strict, **chip}
         self.chips = {}
@@ -123,6 +126,15 @@ def chip_rig(request, clock, mock_factory, monkeypatch):
 def strict(request):
     """Both modes of the fake chip, for tests that build their own rig."""
     return request.param
+
+
+@pytest.fixture(autouse=True)
+def no_violations():
+    """No test may end with a strict fake chip that saw the driver break the datasheet or ISO 14443-3."""
+    ChipRig.made.clear()
+    yield
+    broken = {name: chip.violations for rig in ChipRig.made for name, chip in rig.chips.items() if chip.violations}
+    assert not broken, broken
 
 
 def run(group, clock, seconds):
