@@ -21,7 +21,8 @@ One poll:
 2. Per cascade level: ANTICOLLISION (UID part + BCC), SELECT (with CRC_A) until the SAK says the UID
    is complete; 4-, 7- and 10-byte UIDs are read whole.
 3. HLTA: the card rests halted, and the next poll's WUPA wakes it again, so a resting card is seen
-   on every poll (with REQA it would be seen only every other poll).
+   on every poll (with REQA it would be seen only every other poll). A halted card does not answer:
+   the poll ends once the timer has run out, the 1 ms in which ISO/IEC 14443-3 lets a card refuse.
 Each frame: Idle, IRQ bits cleared, FIFO flushed and filled, BitFramingReg written with this frame's
 TxLastBits *before* Transceive starts, StartSend set, and cleared again once the frame is out (the
 datasheet never says the bit clears itself). Two cards at once (a collision), a bad checksum or a
@@ -48,7 +49,7 @@ T_MODE, T_PRESCALER, T_RELOAD_H, T_RELOAD_L, VERSION = 0x2A, 0x2B, 0x2C, 0x2D, 0
 # Commands and bits.
 IDLE, TRANSCEIVE, SOFT_RESET = 0x00, 0x0C, 0x0F
 POWER_DOWN = 0x10
-TX_IRQ, RX_IRQ, TIMER_IRQ = 0x40, 0x20, 0x01
+RX_IRQ, TIMER_IRQ = 0x20, 0x01
 BUFFER_OVFL, COLL_ERR, CRC_ERR, PARITY_ERR, PROTOCOL_ERR = 0x10, 0x08, 0x04, 0x02, 0x01
 START_SEND = 0x80
 FIFO_LEVEL_MASK = 0x7F
@@ -238,11 +239,13 @@ class Rc522:
         return Frame(bytes(received), errors, control & 0x07)
 
     def _halt(self) -> None:
-        """HLTA, which nobody answers: once the frame is out, the poll is over."""
+        """HLTA. A card that halts does not answer, and any answer within 1 ms of the frame is its NAK
+        (ISO/IEC 14443-3 6.4.3): the poll ends once the chip's timer (1 ms from the end of the frame) has
+        run out, so no command cuts that 1 ms short. A NAK changes nothing: the next WUPA wakes the card."""
         command = bytes([HLTA, 0x00])
-        self._send(command + crc_a(command), 0)
-        self._wait(TX_IRQ, _frame_time(4, 0))
-        self.write(BIT_FRAMING, 0)
+        command += crc_a(command)
+        self._send(command, 0)
+        self._receive(0, _frame_time(len(command), 0) + TIMEOUT)
 
     def _wait(self, mask: int, look: float, *registers: int) -> list[int]:
         """ComIrqReg (and `registers`, in the same transaction) once a bit of `mask` is set: read after

@@ -444,6 +444,21 @@ def test_a_resting_card_stays_one_tap_through_lost_and_garbled_frames(clock, moc
     assert kinds(events) == [("arrived", CARD_7)]
 
 
+def test_hlta_gets_its_1_ms_before_the_next_command_even_polled_as_fast_as_a_profile_may(clock, mock_factory,
+                                                                                         monkeypatch):
+    """ISO/IEC 14443-3 6.4.3: a card that halts does not answer HLTA, and an answer within 1 ms is its NAK, so
+    the reader listens (its timer: 1 ms) before its next command; at poll_ms 5 the next WUPA follows at once."""
+    rig = ChipRig(clock, mock_factory, monkeypatch, miss=0, garble=0)
+    events = []
+    group = open_readers(rig.specs([0]), events.append, timing=ReaderTiming(poll_ms=5, gap_ms=500), clock=clock,
+                         sleep=clock.sleep, pin_factory=rig.factory)
+    group.settle(1.0, clock.sleep)
+    card = rig.place("r0", CARD_7)
+    simulate([group.poll_once], clock, 0.005, clock.now + 0.5)
+    assert rig.chips["r0"].violations == []
+    assert kinds(events) == [("arrived", CARD_7)] and card.state == "halt"
+
+
 def test_two_cards_never_give_a_wrong_uid_and_the_resting_card_stays(chip_rig, clock):
     events = []
     group = chip_rig.open([0], events.append)
