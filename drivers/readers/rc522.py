@@ -24,8 +24,9 @@ One poll:
    on every poll (with REQA it would be seen only every other poll). A halted card does not answer:
    the poll ends once the timer has run out, the 1 ms in which ISO/IEC 14443-3 lets a card refuse.
 Each frame: Idle, IRQ bits cleared, FIFO flushed and filled, BitFramingReg written with this frame's
-TxLastBits *before* Transceive starts, StartSend set, and cleared again once the frame is out (the
-datasheet never says the bit clears itself). Two cards at once (a collision), a bad checksum or a
+TxLastBits *before* Transceive starts, StartSend set (at least 1172/fc, ~86 µs, after a card's last
+answer: ISO/IEC 14443-3's least frame delay from card to reader) and cleared again once the frame is
+out (the datasheet never says the bit clears itself). Two cards at once (a collision), a bad checksum or a
 garbled answer make the poll `Unreadable`. Reads of several registers share one SPI transaction.
 """
 
@@ -76,6 +77,7 @@ PRESCALER = 169
 RELOAD = 39
 TIMEOUT = (2 * PRESCALER + 1) * (RELOAD + 1) / 13.56e6
 BIT = 1 / 105_937.5  # one bit at 106 kbit/s
+FDT_MIN = 1172 / 13.56e6  # ISO/IEC 14443-3: the least time from the end of a card's answer to the next frame
 MARGIN = 0.0005  # added to the timer's time-out before the IRQ register is read again
 OSCILLATOR_S = 0.05  # after a reset (datasheet 8.8.2: crystal start-up; the proven drivers wait 50 ms)
 GUARD_S = 0.0051  # unmodulated field before the first request (ISO/IEC 14443-3: up to 5 ms)
@@ -118,10 +120,13 @@ def _frame_time(tx_bytes: int, rx_bytes: int, short: bool = False) -> float:
 class Rc522:
     """The register protocol of one RC522 behind an open spidev handle."""
 
-    def __init__(self, spi: Any, sleep: Callable[[float], None] = time.sleep):
+    def __init__(self, spi: Any, sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.monotonic):
         self.spi = spi
         self._sleep = sleep
+        self._clock = clock
         self._woken = False
+        self._answered = float("-inf")  # when the last answer was seen complete
 
     # -- SPI: one call of xfer2 is one transaction (chip select held) --------------------------
     def write(self, register: int, *values: int) -> None:
@@ -210,13 +215,17 @@ class Rc522:
         return Unreadable("UID longer than three cascade levels")
 
     def _send(self, data: bytes, last_bits: int) -> None:
-        """Start a Transceive of `data`: BitFramingReg is written before the command, StartSend after."""
+        """Start a Transceive of `data`: BitFramingReg is written before the command, StartSend after, and
+        no sooner than FDT_MIN after the last answer was seen (on a fast bus the writes take less)."""
         self.write(COMMAND, IDLE)
         self.write(COM_IRQ, 0x7F)  # clear every IRQ bit (Set1 = 0)
         self.write(FIFO_LEVEL, 0x80)  # flush the FIFO
         self.write(FIFO_DATA, *data)
         self.write(BIT_FRAMING, last_bits)
         self.write(COMMAND, TRANSCEIVE)
+        early = self._answered + FDT_MIN - self._clock()
+        if early > 0:
+            self._sleep(early)
         self.write(BIT_FRAMING, START_SEND | last_bits)
 
     def _transceive(self, data: bytes, *, answer: int, last_bits: int = 0, expected: bool = True) -> Frame | None:
@@ -230,6 +239,8 @@ class Rc522:
         """What answered the frame just sent, looked at after `look` seconds (then once more, at the
         time-out); StartSend is cleared once the frame is out."""
         irq, error, level, control = self._wait(RX_IRQ | TIMER_IRQ, look, ERROR, FIFO_LEVEL, CONTROL)
+        if irq & RX_IRQ:
+            self._answered = self._clock()  # the answer ended before this read
         self.write(BIT_FRAMING, last_bits)  # StartSend back to 0: the frame is out
         if not irq & RX_IRQ:
             return None
@@ -334,7 +345,7 @@ class Rc522Reader(Reader):
 
     def _start(self) -> Iterator[float]:
         """The start-up; each step yields the seconds to wait before the next one."""
-        chip = Rc522(self._open_spi(), self._sleep)
+        chip = Rc522(self._open_spi(), self._sleep, self._clock)
         reset = self._reset_line()
         reset.off()  # hard power-down: a chip that still answers is not on this reset line
         self._check_reset_wiring(chip.read(VERSION)[0])

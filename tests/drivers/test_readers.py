@@ -459,6 +459,18 @@ def test_hlta_gets_its_1_ms_before_the_next_command_even_polled_as_fast_as_a_pro
     assert kinds(events) == [("arrived", CARD_7)] and card.state == "halt"
 
 
+def test_the_next_frame_leaves_a_card_1172_fc_after_its_answer_on_a_fast_bus(clock, mock_factory, monkeypatch):
+    """ISO/IEC 14443-3: at least 1172/fc (86 µs) from the end of a card's answer to the reader's next frame. At
+    10 MHz and with no time per transfer, the register writes in between take less than that."""
+    rig = ChipRig(clock, mock_factory, monkeypatch, bus=FakeBus(clock, transaction_cost=0), miss=0, garble=0)
+    events = []
+    group = rig.open([0], events.append, spi_hz=10_000_000)
+    rig.place("r0", CARD_10)
+    run(group, clock, 0.5)
+    assert rig.chips["r0"].violations == []
+    assert kinds(events) == [("arrived", CARD_10)]
+
+
 def test_two_cards_never_give_a_wrong_uid_and_the_resting_card_stays(chip_rig, clock):
     events = []
     group = chip_rig.open([0], events.append)
