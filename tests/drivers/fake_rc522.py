@@ -6,15 +6,17 @@ back end and the stock `mfrc522` package can be run against it and their SPI tra
   byte (the answer is shifted by one byte); otherwise every following byte is written to one register;
 - registers with their reset values; CommandReg (Idle, Transmit, Transceive, CalcCRC, SoftReset,
   the RcvOff and PowerDown bits), ComIrqReg/DivIrqReg (Set1: written with bit 7 clear, the bits
-  written 1 are cleared), ErrorReg (cleared when the receiver starts), the 64-byte FIFO (FlushBuffer,
+  written 1 are cleared), ErrorReg (a command clears all but TempErr), the 64-byte FIFO (FlushBuffer,
   BufferOvfl), ControlReg (RxLastBits), BitFramingReg (StartSend, TxLastBits), CollReg
   (ValuesAfterColl, CollPos), TxModeReg/RxModeReg (106 kBd only; TxCRCEn appends a CRC_A, RxCRCEn
   checks it), TxControlReg (the antenna drivers), TxASKReg (Force100ASK), RFCfgReg (RxGain), the
   timer (TAuto, prescaler, reload; stopped by an answer), the CRC coprocessor, Status2Reg
-  (MFCrypto1On), VersionReg;
+  (MFCrypto1On, TempSensClear), VersionReg;
 - power: a low NRSTPD (the reset line, a gpiozero MockPin wired with `wire_reset`) is hard power-down
   (SPI silent, field off); its rising edge and SoftReset restore the reset values; `brown_out()` does
   the same unasked, `unplug()` silences the chip until `plug()`; `spi_errors` makes transfers fail;
+  `overheat()` sets TempErr, which switches the antenna drivers off until it is cleared (TempSensClear
+  after `cool_down()`, or a reset once cool);
 - time: every transaction costs `transaction_cost` seconds of the shared clock (spidev's ioctl on a
   Pi), frames take their air time at 106 kbit/s, a frame nobody answers ends with the timer;
 - cards follow the ISO 14443-3 states (IDLE, READY per cascade level, ACTIVE, HALT): REQA wakes idle
@@ -25,12 +27,14 @@ back end and the stock `mfrc522` package can be run against it and their SPI tra
 Two modes. The strict one (the default) follows the datasheet and ISO 14443-3 where a lenient fake
 would forgive a driver: StartSend stays set until written 0, and Transceive entered while it is set
 sends at once; a card answers only after 5 ms of unmodulated field (and only with Force100ASK on);
-after a reset the chip needs `STARTUP_S` before it answers on SPI; a card misses a fraction `miss`
-of frames and an answer arrives garbled (a parity error) with chance `garble` (seeded: runs repeat
-exactly); and `violations` lists every ISO 14443-3 timing rule the driver broke: a command within
-1 ms of the end of HLTA (6.4.3: the PICC's NAK may come that late), a frame less than 1172/fc after
-the end of a card's answer (the least frame delay time from PICC to PCD). The lenient mode is the project's old fake: StartSend clears itself once the frame is out,
-cards are ready at once, nothing is lost. A driver must work in both.
+after a reset the chip needs `STARTUP_S` before it answers on SPI; with TxWaitRF (ModeReg) set and
+no field, a frame is held back (no TxIRq, no timer); a card misses a fraction `miss` of frames and
+an answer arrives garbled (a parity error) with chance `garble` (seeded: runs repeat exactly); and
+`violations` lists every ISO 14443-3 timing rule the driver broke: a command within 1 ms of the end
+of HLTA (6.4.3: the PICC's NAK may come that late), a frame less than 1172/fc after the end of a
+card's answer (the least frame delay time from PICC to PCD). The lenient mode is the project's old
+fake: StartSend clears itself once the frame is out, cards are ready at once, nothing is lost. A
+driver must work in both.
 Not modelled: MIFARE authentication and memory, bit-oriented anticollision frames (a card ignores
 them), the IRQ pin, the UART and I2C interfaces.
 """
@@ -66,7 +70,9 @@ KNOWN_COMMANDS = (IDLE, MEM, 0x02, CALC_CRC, TRANSMIT, 0x07, 0x08, TRANSCEIVE, 0
 RCV_OFF, POWER_DOWN = 0x20, 0x10
 TX_IRQ, RX_IRQ, IDLE_IRQ, ERR_IRQ, TIMER_IRQ = 0x40, 0x20, 0x10, 0x02, 0x01
 CRC_IRQ = 0x04
-BUFFER_OVFL, COLL_ERR, CRC_ERR, PARITY_ERR = 0x10, 0x08, 0x04, 0x02
+TEMP_ERR, BUFFER_OVFL, COLL_ERR, CRC_ERR, PARITY_ERR = 0x40, 0x10, 0x08, 0x04, 0x02
+TEMP_SENS_CLEAR = 0x80
+TX_WAIT_RF = 0x20
 START_SEND = 0x80
 VALUES_AFTER_COLL, COLL_POS_NOT_VALID = 0x80, 0x20
 FORCE_100_ASK = 0x40
@@ -209,6 +215,7 @@ class FakeRc522:
         self.floating = 0x00
         self.plugged = True
         self.in_reset = False
+        self.hot = False
         self._power_on()
 
     # -- the field -------------------------------------------------------------------------------
@@ -225,8 +232,8 @@ class FakeRc522:
 
     @property
     def field(self) -> bool:
-        """The antenna drivers radiate: TX1 or TX2 on, the chip running."""
-        return bool(self.regs[TX_CONTROL] & 0x03) and self._running()
+        """The antenna drivers radiate: TX1 or TX2 on, the chip running, no temperature error."""
+        return bool(self.regs[TX_CONTROL] & 0x03) and self._running() and not self.regs[ERROR] & TEMP_ERR
 
     @property
     def gain_db(self) -> int:
@@ -250,6 +257,19 @@ class FakeRc522:
         self._set_field_off()
         self._power_on()
 
+    def overheat(self) -> None:
+        """The temperature sensor trips (above 125 °C): ErrorReg's TempErr is set and the antenna drivers
+        are switched off, until the error is cleared (TempSensClear once cool, or a reset)."""
+        was_on = self.field
+        self.hot = True
+        self.regs[ERROR] |= TEMP_ERR
+        self.regs[COM_IRQ] |= ERR_IRQ
+        self._field_changed(was_on)
+
+    def cool_down(self) -> None:
+        """Back below the alarm limit; TempErr stays set until it is cleared."""
+        self.hot = False
+
     def unplug(self) -> None:
         self._set_field_off()
         self.plugged = False
@@ -268,6 +288,17 @@ class FakeRc522:
     def _set_field_off(self) -> None:
         for card in self.cards:
             card.power(False)
+
+    def _field_changed(self, was_on: bool) -> None:
+        """The cards follow the field; a frame held back by TxWaitRF goes out once the field is on."""
+        if self.field == was_on:
+            return
+        now = self.clock()
+        for card in self.cards:
+            card.power(self.field, now)
+        if self.field and self.tx_waiting is not None:
+            expect_answer, self.tx_waiting = self.tx_waiting, None
+            self._send(expect_answer)
 
     # -- SPI -------------------------------------------------------------------------------------
     def transfer(self, data: list[int]) -> list[int]:
@@ -293,8 +324,11 @@ class FakeRc522:
     def _reset_registers(self) -> None:
         was_on = getattr(self, "regs", None) is not None and self.field
         self.regs = dict.fromkeys(range(0x40), 0) | RESET_VALUES
+        if self.hot:
+            self.regs[ERROR] = TEMP_ERR  # the sensor still trips
         self.fifo: deque[int] = deque()
         self.pending: dict | None = None
+        self.tx_waiting: bool | None = None  # a frame held back by TxWaitRF (True: a Transceive)
         self.crc_preset: int | None = None
         self.woken_at = 0.0
         self.answer_end = float("-inf")  # when the last answer a card sent ended
@@ -338,12 +372,13 @@ class FakeRc522:
         elif register == TX_CONTROL:
             was_on = self.field
             regs[TX_CONTROL] = value
-            if self.field != was_on:
-                now = self.clock()
-                for card in self.cards:
-                    card.power(self.field, now)
+            self._field_changed(was_on)
         elif register == STATUS2:
             regs[STATUS2] = regs[STATUS2] & ~MF_CRYPTO1_ON | value & MF_CRYPTO1_ON
+            if value & TEMP_SENS_CLEAR and not self.hot:
+                was_on = self.field
+                regs[ERROR] &= ~TEMP_ERR
+                self._field_changed(was_on)
         elif register in (ERROR, STATUS1, CONTROL, VERSION, CRC_RESULT_H, CRC_RESULT_L):
             return  # read-only (ControlReg's TStopNow/TStartNow are not modelled)
         else:
@@ -353,7 +388,7 @@ class FakeRc522:
 
     def _command(self, value: int) -> None:
         command = value & 0x0F
-        was_running = self._running()
+        was_running, was_on = self._running(), self.field
         now = self.clock()
         if now < self.halt_until:
             self._flag(f"command 0x{value:02X} {(now - self.halt_until + HALT_WAIT) * 1e6:.0f} µs after HLTA: "
@@ -366,19 +401,15 @@ class FakeRc522:
             self._reset_registers()
             return
         self.pending = None
+        self.tx_waiting = None
         self.crc_preset = None
         if command not in KNOWN_COMMANDS:
             value, command = value & 0xF0, IDLE
             self.regs[COM_IRQ] |= IDLE_IRQ
         self.regs[COMMAND] = value & 0x30 | command
-        if was_running != self._running():
-            if was_running:
-                self._set_field_off()
-            else:
-                self.woken_at = self.clock() + (WAKE_S if self.strict else 0.0)
-                if self.field:
-                    for card in self.cards:
-                        card.power(True, self.clock())
+        if self._running() and not was_running:
+            self.woken_at = now + (WAKE_S if self.strict else 0.0)
+        self._field_changed(was_on)
         if command == TRANSMIT:
             self._send(expect_answer=False)
         elif command == TRANSCEIVE and self.strict and self.regs[BIT_FRAMING] & START_SEND:
@@ -409,12 +440,15 @@ class FakeRc522:
 
     def _send(self, expect_answer: bool) -> None:
         regs = self.regs
+        if self.strict and regs[MODE] & TX_WAIT_RF and not self.field:
+            self.tx_waiting = expect_answer  # ModemState TxWait: no frame, no TxIRq, no timer
+            return
         frame = bytes(self.fifo)
         self.fifo.clear()
         last_bits = regs[BIT_FRAMING] & 0x07
         if regs[TX_MODE] & CRC_EN:
             frame += iso_crc_a(frame)
-        regs[ERROR] = 0
+        regs[ERROR] &= TEMP_ERR  # a command clears every error bit but TempErr
         regs[COLL] = regs[COLL] & VALUES_AFTER_COLL | COLL_POS_NOT_VALID
         regs[CONTROL] = 0x10
         now = self.clock()
@@ -494,7 +528,7 @@ class FakeRc522:
                 self.fifo.append(byte)
             else:
                 error |= BUFFER_OVFL
-        regs[ERROR] = error
+        regs[ERROR] = regs[ERROR] & TEMP_ERR | error
         regs[COM_IRQ] |= RX_IRQ | (ERR_IRQ if error else 0)
         if position:
             regs[COLL] = regs[COLL] & VALUES_AFTER_COLL | (position % 32 if position <= 32 else COLL_POS_NOT_VALID)
