@@ -28,6 +28,9 @@ TxLastBits *before* Transceive starts, StartSend set (at least 1172/fc, ~86 µs,
 answer: ISO/IEC 14443-3's least frame delay from card to reader) and cleared again once the frame is
 out (the datasheet never says the bit clears itself). Two cards at once (a collision), a bad checksum or a
 garbled answer make the poll `Unreadable`. Reads of several registers share one SPI transaction.
+ErrorReg's TempErr (the chip overheated and switched its antenna off) is a reader fault ("overheating"),
+never an empty field: the reader backs off and restarts (a reset clears the error once the chip is
+cool), and a card resting on it stays one tap.
 """
 
 import logging
@@ -51,7 +54,7 @@ T_MODE, T_PRESCALER, T_RELOAD_H, T_RELOAD_L, VERSION = 0x2A, 0x2B, 0x2C, 0x2D, 0
 IDLE, TRANSCEIVE, SOFT_RESET = 0x00, 0x0C, 0x0F
 POWER_DOWN = 0x10
 RX_IRQ, TIMER_IRQ = 0x20, 0x01
-BUFFER_OVFL, COLL_ERR, CRC_ERR, PARITY_ERR, PROTOCOL_ERR = 0x10, 0x08, 0x04, 0x02, 0x01
+TEMP_ERR, BUFFER_OVFL, COLL_ERR, CRC_ERR, PARITY_ERR, PROTOCOL_ERR = 0x40, 0x10, 0x08, 0x04, 0x02, 0x01
 START_SEND = 0x80
 FIFO_LEVEL_MASK = 0x7F
 T_AUTO = 0x80
@@ -236,9 +239,22 @@ class Rc522:
         return self._receive(last_bits, _frame_time(len(data), answer, last_bits == 7) if expected else TIMEOUT + MARGIN)
 
     def _receive(self, last_bits: int, look: float) -> Frame | None:
-        """What answered the frame just sent, looked at after `look` seconds (then once more, at the
-        time-out); StartSend is cleared once the frame is out."""
-        irq, error, level, control = self._wait(RX_IRQ | TIMER_IRQ, look, ERROR, FIFO_LEVEL, CONTROL)
+        """What answered the frame just sent, looked at after `look` seconds (then once more, once the
+        timer must have run out; else the chip is faulty); StartSend is cleared once the frame is out.
+        ErrorReg is read with ComIrqReg: an overheated chip has switched its antenna off, which says
+        nothing about the field, so it is a fault, never an empty poll."""
+        if look:
+            self._sleep(look)
+        irq, error, level, control = self.read(COM_IRQ, ERROR, FIFO_LEVEL, CONTROL)
+        if not irq & (RX_IRQ | TIMER_IRQ) and not error & TEMP_ERR and look < TIMEOUT + MARGIN:
+            self._sleep(TIMEOUT + MARGIN)
+            irq, error, level, control = self.read(COM_IRQ, ERROR, FIFO_LEVEL, CONTROL)
+        if error & TEMP_ERR:
+            raise ReaderFault("the RC522 is overheating: its temperature sensor tripped (ErrorReg TempErr) and it "
+                              "switched its antenna off; check that it is fed 3.3 V (never 5 V) and has air around it",
+                              "overheating")
+        if not irq & (RX_IRQ | TIMER_IRQ):
+            raise self._fault()
         if irq & RX_IRQ:
             self._answered = self._clock()  # the answer ended before this read
         self.write(BIT_FRAMING, last_bits)  # StartSend back to 0: the frame is out
@@ -257,19 +273,6 @@ class Rc522:
         command += crc_a(command)
         self._send(command, 0)
         self._receive(0, _frame_time(len(command), 0) + TIMEOUT)
-
-    def _wait(self, mask: int, look: float, *registers: int) -> list[int]:
-        """ComIrqReg (and `registers`, in the same transaction) once a bit of `mask` is set: read after
-        `look` seconds, then (if need be) once the timer must have run out; else the chip is faulty."""
-        if look:
-            self._sleep(look)
-        values = self.read(COM_IRQ, *registers)
-        if not values[0] & mask and look < TIMEOUT + MARGIN:
-            self._sleep(TIMEOUT + MARGIN)
-            values = self.read(COM_IRQ, *registers)
-        if not values[0] & mask:
-            raise self._fault()
-        return values
 
     def _fault(self) -> ReaderFault:
         """Why the chip neither answered nor timed out: silent, or it lost its set-up."""

@@ -556,6 +556,26 @@ def test_a_resting_card_is_one_arrival_and_no_removal_through_a_fault(chip_rig, 
     assert any("works again" in record.getMessage() for record in caplog.records)
 
 
+def test_an_overheated_reader_is_a_fault_so_named_and_its_resting_card_stays_one_tap(chip_rig, clock):
+    """ErrorReg's TempErr: the chip switched its antenna off, which is no evidence of an empty field. The
+    reader is failing ("overheating"), retried with the back-off, and works again once the chip is cool."""
+    events = []
+    group = chip_rig.open([0], events.append)
+    chip = chip_rig.chips["r0"]
+    chip_rig.place("r0", CARD_7)
+    run(group, clock, 0.3)
+    pulses = len(chip_rig.factory.pin(WIRING[0][2]).states)
+    chip.overheat()
+    run(group, clock, 3.0)
+    assert "overheating" in group.problems()["r0"]
+    assert [e.short for e in events if isinstance(e, ReaderStatus)] == ["overheating"]
+    assert len(chip_rig.factory.pin(WIRING[0][2]).states) - pulses <= 2 * 4  # restarted at 0.2, 0.6, 1.4 and 3.0 s
+    chip.cool_down()
+    run(group, clock, 6.0)
+    assert group.problems() == {} and events[-1] == ReaderStatus("r0", 1)
+    assert kinds(events) == [("arrived", CARD_7)]
+
+
 def test_a_card_put_on_a_failed_reader_arrives_once_it_works_again(chip_rig, clock):
     events = []
     group = chip_rig.open([0], events.append)
