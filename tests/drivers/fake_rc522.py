@@ -116,18 +116,15 @@ class FakeCard:
     SELECT = (0x93, 0x95, 0x97)
 
     def __init__(self, uid: str, sak: int | None = None, *, min_gain_db: int = 18):
-        self.uid = bytes.fromhex(uid)
+        self._set_uid(bytes.fromhex(uid))
         size = len(self.uid)
         if size not in self.ATQA:
             raise ValueError(f"a UID has 4, 7 or 10 bytes, not {size}")
         self.atqa = self.ATQA[size]
         self.sak = sak if sak is not None else (0x08 if size == 4 else 0x00)
         self.min_gain_db = min_gain_db
-        rest, self.levels = self.uid, []
-        while len(rest) > 4:
-            self.levels.append(b"\x88" + rest[:3])
-            rest = rest[3:]
-        self.levels.append(rest)
+        #: for a random ID: what draws it at each power-up
+        self.draw: random.Random | None = None
         self.state = "off"
         self.level = 0
         self.woken_from_halt = False
@@ -135,7 +132,25 @@ class FakeCard:
         #: every frame this card answered, in order (tests check what reached it)
         self.answered: list[bytes] = []
 
+    @classmethod
+    def random_id(cls, seed: int = 0, **kwargs) -> "FakeCard":
+        """A card with a random ID (a phone, many bank cards): a 4-byte UID starting 08 (ISO/IEC
+        14443-3), drawn anew each time the field powers the card, kept while it stays powered."""
+        card = cls("08000000", **kwargs)
+        card.draw = random.Random(seed)
+        return card
+
+    def _set_uid(self, uid: bytes) -> None:
+        self.uid = uid
+        rest, self.levels = uid, []
+        while len(rest) > 4:
+            self.levels.append(b"\x88" + rest[:3])
+            rest = rest[3:]
+        self.levels.append(rest)
+
     def power(self, on: bool, at: float = 0.0) -> None:
+        if on and self.state == "off" and self.draw is not None:
+            self._set_uid(b"\x08" + self.draw.randbytes(3))
         self.state = "idle" if on else "off"
         self.powered_at = at
 
