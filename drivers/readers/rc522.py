@@ -19,7 +19,9 @@ One poll:
    once it must have run out: an empty poll costs 9 SPI transactions. In a group, every reader's
    WUPA goes out first (`wake()`) and the round sleeps once for all of them.
 2. Per cascade level: ANTICOLLISION (UID part + BCC), SELECT (with CRC_A) until the SAK says the UID
-   is complete; 4-, 7- and 10-byte UIDs are read whole.
+   is complete; 4-, 7- and 10-byte UIDs are read whole. A 4-byte UID starting 08 is a random ID
+   (ISO/IEC 14443-3: phones, many bank cards), drawn anew each time the card is powered: `Unreadable`,
+   so it is never enrolled and a reader's restart never makes it a second tap.
 3. HLTA: the card rests halted, and the next poll's WUPA wakes it again, so a resting card is seen
    on every poll (with REQA it would be seen only every other poll). A halted card does not answer:
    the poll ends once the timer has run out, the 1 ms in which ISO/IEC 14443-3 lets a card refuse.
@@ -61,6 +63,7 @@ T_AUTO = 0x80
 ANTENNA = 0x03
 # ISO 14443A commands.
 WUPA, HLTA, CASCADE_TAG = 0x52, 0x50, 0x88
+RANDOM_ID = 0x08  # UID0 of a 4-byte UID that is a random ID, drawn anew each time the card is powered
 SELECT_CODES = (0x93, 0x95, 0x97)
 SAK_INCOMPLETE = 0x04
 
@@ -211,6 +214,9 @@ class Rc522:
             if not frame.data[0] & SAK_INCOMPLETE:
                 if part[0] == CASCADE_TAG:
                     return Unreadable("a complete UID part that starts with the cascade tag")
+                if not uid and part[0] == RANDOM_ID:
+                    return Unreadable(f"random ID {part[:4].hex()} (a phone, a bank card): it changes each time the "
+                                      "card is powered, so it names nothing")
                 return (uid + part[:4]).hex()
             if part[0] != CASCADE_TAG:
                 return Unreadable("UID continues without a cascade tag")
