@@ -27,9 +27,11 @@ back end and the stock `mfrc522` package can be run against it and their SPI tra
 Two modes. The strict one (the default) follows the datasheet and ISO 14443-3 where a lenient fake
 would forgive a driver: StartSend stays set until written 0, and Transceive entered while it is set
 sends at once; a card answers only after 5 ms of unmodulated field (and only with Force100ASK on);
-after a reset the chip needs `STARTUP_S` before it answers on SPI; with TxWaitRF (ModeReg) set and
-no field, a frame is held back (no TxIRq, no timer); a card misses a fraction `miss` of frames and
-an answer arrives garbled (a parity error) with chance `garble` (seeded: runs repeat exactly); and
+after a reset the chip needs `STARTUP_S` before it answers on SPI, and after a SoftReset td (37.74
+µs, datasheet 8.8.2; `STARTUP_S` from soft power-down) before its PowerDown bit reads 0 (writes
+until then are lost, as while waking from soft power-down); with TxWaitRF (ModeReg) set and no
+field, a frame is held back (no TxIRq, no timer); a card misses a fraction `miss` of frames and an
+answer arrives garbled (a parity error) with chance `garble` (seeded: runs repeat exactly); and
 `violations` lists every ISO 14443-3 timing rule the driver broke: a command within 1 ms of the end
 of HLTA (6.4.3: the PICC's NAK may come that late), a frame less than 1172/fc after the end of a
 card's answer (the least frame delay time from PICC to PCD). The lenient mode is the project's old
@@ -88,6 +90,7 @@ HALT_WAIT = 1e-3  # ISO 14443-3 6.4.3: an answer within 1 ms of the end of HLTA 
 GUARD_S = 5e-3  # ISO 14443-3: a PICC may need 5 ms of unmodulated field before it answers
 STARTUP_S = 0.02  # strict: the oscillator start-up after a reset (the drivers wait 50 ms)
 WAKE_S = 0.001  # strict: leaving soft power-down (the PowerDown bit reads 1 until then)
+ADDRESSABLE_S = 1024 / 27.12e6  # datasheet 8.8.2 td: once the clock is stable, until the chip can be addressed
 FIFO_SIZE = 64
 
 
@@ -330,6 +333,8 @@ class FakeRc522:
             self._advance(now)
         if data[0] & 0x80:
             return [0] + [self._read((byte >> 1) & 0x3F) for byte in data[:-1]]
+        if now < self.woken_at:
+            return [0] * len(data)  # not ready (PowerDown reads 1): the write is lost
         register = (data[0] >> 1) & 0x3F
         for value in data[1:]:
             self._write(register, value)
@@ -413,7 +418,9 @@ class FakeRc522:
         if pending is not None and pending["answer"] is not None and now >= pending["tx_end"]:
             self.answer_end = pending["rx_end"]  # the card answers to the end, whatever the reader does
         if command == SOFT_RESET:
+            starting = STARTUP_S if not was_running else ADDRESSABLE_S  # from soft power-down: the oscillator too
             self._reset_registers()
+            self.woken_at = now + (starting if self.strict else 0.0)  # PowerDown reads 1 until it is done
             return
         self.pending = None
         self.tx_waiting = None
