@@ -84,7 +84,6 @@ CRC_EN, SPEED = 0x80, 0x70
 RX_GAIN_DB = (18, 23, 18, 23, 33, 38, 43, 48)
 
 BIT = 1 / 105_937.5  # one bit at 106 kbit/s
-FRAME_DELAY = 86e-6  # ISO 14443-3 FDT of an answer to REQA/WUPA/ANTICOLLISION/SELECT (n = 9)
 FDT_PCD = 1172 / 13.56e6  # ISO 14443-3: the least time from the end of a PICC's answer to the PCD's next frame
 HALT_WAIT = 1e-3  # ISO 14443-3 6.4.3: an answer within 1 ms of the end of HLTA is its NAK
 GUARD_S = 5e-3  # ISO 14443-3: a PICC may need 5 ms of unmodulated field before it answers
@@ -105,6 +104,14 @@ def iso_crc_a(data: bytes, preset: int = 0x6363) -> bytes:
 
 
 HLTA_FRAME = b"\x50\x00" + iso_crc_a(b"\x50\x00")
+
+
+def frame_delay(frame: bytes, short: bool) -> float:
+    """ISO 14443-3 FDT of a PICC's answer to REQA/WUPA/ANTICOLLISION/SELECT (n = 9): (n * 128 + 84) / fc
+    when the last bit the PCD sent is 1, (n * 128 + 20) / fc when it is 0 (the odd parity bit of the last
+    byte of a standard frame, bit 7 of a short frame's 7)."""
+    last = frame[-1] >> 6 & 1 if short else 1 - bin(frame[-1]).count("1") % 2
+    return (9 * 128 + (84 if last else 20)) / 13.56e6
 
 
 def _bcc(part: bytes) -> int:
@@ -486,7 +493,7 @@ class FakeRc522:
                    if answer is not None]
         if expect_answer and answers and self._hears():
             self.pending["answer"] = answers
-            self.pending["rx_end"] = tx_end + FRAME_DELAY + (max(map(len, answers)) * 9 + 2) * BIT
+            self.pending["rx_end"] = tx_end + frame_delay(frame, short) + (max(map(len, answers)) * 9 + 2) * BIT
         elif expect_answer and regs[T_MODE] & 0x80:
             prescaler = (regs[T_MODE] & 0x0F) << 8 | regs[T_PRESCALER]
             reload = regs[T_RELOAD_H] << 8 | regs[T_RELOAD_L]
