@@ -27,12 +27,12 @@ One poll:
    the poll ends once the timer has run out, the 1 ms in which ISO/IEC 14443-3 lets a card refuse.
 Each frame: Idle, IRQ bits cleared, FIFO flushed and filled, BitFramingReg written with this frame's
 TxLastBits *before* Transceive starts, StartSend set (at least 1172/fc, ~86 µs, after a card's last
-answer: ISO/IEC 14443-3's least frame delay from card to reader) and cleared again once the frame is
-out (the datasheet never says the bit clears itself). Two cards at once (a collision), a bad checksum or a
-garbled answer make the poll `Unreadable`. Reads of several registers share one SPI transaction.
-ErrorReg's TempErr (the chip overheated and switched its antenna off) is a reader fault ("overheating"),
-never an empty field: the reader backs off and restarts (a reset clears the error once the chip is
-cool), and a card resting on it stays one tap.
+answer: ISO/IEC 14443-3's least frame delay from card to reader) and cleared again once the frame
+is out (the datasheet never says the bit clears itself). Two cards at once (a collision), a bad
+checksum or a garbled answer make the poll `Unreadable`. Reads of several registers share one SPI
+transaction. ErrorReg's TempErr (the chip overheated and switched its antenna off) is a reader fault
+("overheating"), never an empty field: the reader backs off and restarts (a reset clears the error
+once the chip is cool), and a card resting on it stays one tap.
 """
 
 import logging
