@@ -20,8 +20,8 @@ One poll:
    WUPA goes out first (`wake()`) and the round sleeps once for all of them.
 2. Per cascade level: ANTICOLLISION (UID part + BCC), SELECT (with CRC_A) until the SAK says the UID
    is complete; 4-, 7- and 10-byte UIDs are read whole. A 4-byte UID starting 08 is a random ID
-   (ISO/IEC 14443-3: phones, many bank cards), drawn anew each time the card is powered: `Unreadable`,
-   so it is never enrolled and a reader's restart never makes it a second tap.
+   (ISO/IEC 14443-3: phones, many bank cards), drawn anew each time the card is powered: it names no
+   component, so the poll finds none (never enrolled, never a second tap after a reader's restart).
 3. HLTA: the card rests halted, and the next poll's WUPA wakes it again, so a resting card is seen
    on every poll (with REQA it would be seen only every other poll). A halted card does not answer:
    the poll ends once the timer has run out, the 1 ms in which ISO/IEC 14443-3 lets a card refuse.
@@ -195,7 +195,8 @@ class Rc522:
         return result
 
     def _select(self) -> PollResult:
-        """Anticollision and select, cascade level by cascade level, until the UID is complete."""
+        """Anticollision and select, cascade level by cascade level, until the UID is complete (None: a
+        random ID)."""
         uid = bytearray()
         for select in SELECT_CODES:
             frame = self._transceive(bytes([select, 0x20]), answer=5)
@@ -215,8 +216,7 @@ class Rc522:
                 if part[0] == CASCADE_TAG:
                     return Unreadable("a complete UID part that starts with the cascade tag")
                 if not uid and part[0] == RANDOM_ID:
-                    return Unreadable(f"random ID {part[:4].hex()} (a phone, a bank card): it changes each time the "
-                                      "card is powered, so it names nothing")
+                    return None  # a random ID names no component: as far as taps go, none is here
                 return (uid + part[:4]).hex()
             if part[0] != CASCADE_TAG:
                 return Unreadable("UID continues without a cascade tag")
