@@ -180,7 +180,7 @@ class Rc522:
         return TIMEOUT + MARGIN
 
     def scan(self) -> PollResult:
-        """One poll: the UID in the field as lower-case hex, None if empty, or Unreadable."""
+        """One poll: the UID in the field as lower-case hex, None if no component is there, or Unreadable."""
         if self._woken:
             self._woken = False
             answer = self._receive(7, 0.0)
