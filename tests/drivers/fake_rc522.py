@@ -38,7 +38,10 @@ card's answer (the least frame delay time from PICC to PCD). The lenient mode is
 fake: StartSend clears itself once the frame is out, cards are ready at once, nothing is lost. A
 driver must work in both.
 Not modelled: MIFARE authentication and memory, bit-oriented anticollision frames (a card ignores
-them), the IRQ pin, the UART and I2C interfaces.
+them), the IRQ pin, the UART and I2C interfaces; and, kinder than the chip where our driver never
+goes: a new command stops the timer (the chip's runs on and sets TimerIRq late), CalcCRC finishes at
+once, WrErr (FIFO written during a Transceive), Status2Reg's ModemState, the 100 ns least NRSTPD
+pulse (datasheet 8.8.1), ISO 14443-3's request guard time (7000/fc between two REQA/WUPA).
 """
 
 import contextlib
