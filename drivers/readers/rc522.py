@@ -19,13 +19,20 @@ One poll:
    once it must have run out: an empty poll costs 9 SPI transactions. In a group, every reader's
    WUPA goes out first (`wake()`) and the round sleeps once for all of them.
 2. Per cascade level: ANTICOLLISION (UID part + BCC), SELECT (with CRC_A) until the SAK says the UID
-   is complete; 4-, 7- and 10-byte UIDs are read whole.
+   is complete; 4-, 7- and 10-byte UIDs are read whole. A 4-byte UID starting 08 is a random ID
+   (ISO/IEC 14443-3: phones, many bank cards), drawn anew each time the card is powered: it names no
+   component, so the poll finds none (never enrolled, never a second tap after a reader's restart).
 3. HLTA: the card rests halted, and the next poll's WUPA wakes it again, so a resting card is seen
-   on every poll (with REQA it would be seen only every other poll).
+   on every poll (with REQA it would be seen only every other poll). A halted card does not answer:
+   the poll ends once the timer has run out, the 1 ms in which ISO/IEC 14443-3 lets a card refuse.
 Each frame: Idle, IRQ bits cleared, FIFO flushed and filled, BitFramingReg written with this frame's
-TxLastBits *before* Transceive starts, StartSend set, and cleared again once the frame is out (the
-datasheet never says the bit clears itself). Two cards at once (a collision), a bad checksum or a
-garbled answer make the poll `Unreadable`. Reads of several registers share one SPI transaction.
+TxLastBits *before* Transceive starts, StartSend set (at least 1172/fc, ~86 µs, after a card's last
+answer: ISO/IEC 14443-3's least frame delay from card to reader) and cleared again once the frame
+is out (the datasheet never says the bit clears itself). Two cards at once (a collision), a bad
+checksum or a garbled answer make the poll `Unreadable`. Reads of several registers share one SPI
+transaction. ErrorReg's TempErr (the chip overheated and switched its antenna off) is a reader fault
+("overheating"), never an empty field: the reader backs off and restarts (a reset clears the error
+once the chip is cool), and a card resting on it stays one tap.
 """
 
 import logging
@@ -48,14 +55,15 @@ T_MODE, T_PRESCALER, T_RELOAD_H, T_RELOAD_L, VERSION = 0x2A, 0x2B, 0x2C, 0x2D, 0
 # Commands and bits.
 IDLE, TRANSCEIVE, SOFT_RESET = 0x00, 0x0C, 0x0F
 POWER_DOWN = 0x10
-TX_IRQ, RX_IRQ, TIMER_IRQ = 0x40, 0x20, 0x01
-BUFFER_OVFL, COLL_ERR, CRC_ERR, PARITY_ERR, PROTOCOL_ERR = 0x10, 0x08, 0x04, 0x02, 0x01
+RX_IRQ, TIMER_IRQ = 0x20, 0x01
+TEMP_ERR, BUFFER_OVFL, COLL_ERR, CRC_ERR, PARITY_ERR, PROTOCOL_ERR = 0x40, 0x10, 0x08, 0x04, 0x02, 0x01
 START_SEND = 0x80
 FIFO_LEVEL_MASK = 0x7F
 T_AUTO = 0x80
 ANTENNA = 0x03
 # ISO 14443A commands.
 WUPA, HLTA, CASCADE_TAG = 0x52, 0x50, 0x88
+RANDOM_ID = 0x08  # UID0 of a 4-byte UID that is a random ID, drawn anew each time the card is powered
 SELECT_CODES = (0x93, 0x95, 0x97)
 SAK_INCOMPLETE = 0x04
 
@@ -75,6 +83,7 @@ PRESCALER = 169
 RELOAD = 39
 TIMEOUT = (2 * PRESCALER + 1) * (RELOAD + 1) / 13.56e6
 BIT = 1 / 105_937.5  # one bit at 106 kbit/s
+FDT_MIN = 1172 / 13.56e6  # ISO/IEC 14443-3: the least time from the end of a card's answer to the next frame
 MARGIN = 0.0005  # added to the timer's time-out before the IRQ register is read again
 OSCILLATOR_S = 0.05  # after a reset (datasheet 8.8.2: crystal start-up; the proven drivers wait 50 ms)
 GUARD_S = 0.0051  # unmodulated field before the first request (ISO/IEC 14443-3: up to 5 ms)
@@ -117,10 +126,13 @@ def _frame_time(tx_bytes: int, rx_bytes: int, short: bool = False) -> float:
 class Rc522:
     """The register protocol of one RC522 behind an open spidev handle."""
 
-    def __init__(self, spi: Any, sleep: Callable[[float], None] = time.sleep):
+    def __init__(self, spi: Any, sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.monotonic):
         self.spi = spi
         self._sleep = sleep
+        self._clock = clock
         self._woken = False
+        self._answered = float("-inf")  # when the last answer was seen complete
 
     # -- SPI: one call of xfer2 is one transaction (chip select held) --------------------------
     def write(self, register: int, *values: int) -> None:
@@ -168,7 +180,7 @@ class Rc522:
         return TIMEOUT + MARGIN
 
     def scan(self) -> PollResult:
-        """One poll: the UID in the field as lower-case hex, None if empty, or Unreadable."""
+        """One poll: the UID in the field as lower-case hex, None if no component is there, or Unreadable."""
         if self._woken:
             self._woken = False
             answer = self._receive(7, 0.0)
@@ -183,7 +195,8 @@ class Rc522:
         return result
 
     def _select(self) -> PollResult:
-        """Anticollision and select, cascade level by cascade level, until the UID is complete."""
+        """Anticollision and select, cascade level by cascade level, until the UID is complete (None: a
+        random ID)."""
         uid = bytearray()
         for select in SELECT_CODES:
             frame = self._transceive(bytes([select, 0x20]), answer=5)
@@ -202,6 +215,8 @@ class Rc522:
             if not frame.data[0] & SAK_INCOMPLETE:
                 if part[0] == CASCADE_TAG:
                     return Unreadable("a complete UID part that starts with the cascade tag")
+                if not uid and part[0] == RANDOM_ID:
+                    return None  # a random ID names no component: as far as taps go, none is here
                 return (uid + part[:4]).hex()
             if part[0] != CASCADE_TAG:
                 return Unreadable("UID continues without a cascade tag")
@@ -209,13 +224,17 @@ class Rc522:
         return Unreadable("UID longer than three cascade levels")
 
     def _send(self, data: bytes, last_bits: int) -> None:
-        """Start a Transceive of `data`: BitFramingReg is written before the command, StartSend after."""
+        """Start a Transceive of `data`: BitFramingReg is written before the command, StartSend after, and
+        no sooner than FDT_MIN after the last answer was seen (on a fast bus the writes take less)."""
         self.write(COMMAND, IDLE)
         self.write(COM_IRQ, 0x7F)  # clear every IRQ bit (Set1 = 0)
         self.write(FIFO_LEVEL, 0x80)  # flush the FIFO
         self.write(FIFO_DATA, *data)
         self.write(BIT_FRAMING, last_bits)
         self.write(COMMAND, TRANSCEIVE)
+        early = self._answered + FDT_MIN - self._clock()
+        if early > 0:
+            self._sleep(early)
         self.write(BIT_FRAMING, START_SEND | last_bits)
 
     def _transceive(self, data: bytes, *, answer: int, last_bits: int = 0, expected: bool = True) -> Frame | None:
@@ -226,9 +245,24 @@ class Rc522:
         return self._receive(last_bits, _frame_time(len(data), answer, last_bits == 7) if expected else TIMEOUT + MARGIN)
 
     def _receive(self, last_bits: int, look: float) -> Frame | None:
-        """What answered the frame just sent, looked at after `look` seconds (then once more, at the
-        time-out); StartSend is cleared once the frame is out."""
-        irq, error, level, control = self._wait(RX_IRQ | TIMER_IRQ, look, ERROR, FIFO_LEVEL, CONTROL)
+        """What answered the frame just sent, looked at after `look` seconds (then once more, once the
+        timer must have run out; else the chip is faulty); StartSend is cleared once the frame is out.
+        ErrorReg is read with ComIrqReg: an overheated chip has switched its antenna off, which says
+        nothing about the field, so it is a fault, never an empty poll."""
+        if look:
+            self._sleep(look)
+        irq, error, level, control = self.read(COM_IRQ, ERROR, FIFO_LEVEL, CONTROL)
+        if not irq & (RX_IRQ | TIMER_IRQ) and not error & TEMP_ERR and look < TIMEOUT + MARGIN:
+            self._sleep(TIMEOUT + MARGIN)
+            irq, error, level, control = self.read(COM_IRQ, ERROR, FIFO_LEVEL, CONTROL)
+        if error & TEMP_ERR:
+            raise ReaderFault("the RC522 is overheating: its temperature sensor tripped (ErrorReg TempErr) and it "
+                              "switched its antenna off; check that it is fed 3.3 V (never 5 V) and has air around it",
+                              "overheating")
+        if not irq & (RX_IRQ | TIMER_IRQ):
+            raise self._fault()
+        if irq & RX_IRQ:
+            self._answered = self._clock()  # the answer ended before this read
         self.write(BIT_FRAMING, last_bits)  # StartSend back to 0: the frame is out
         if not irq & RX_IRQ:
             return None
@@ -238,24 +272,13 @@ class Rc522:
         return Frame(bytes(received), errors, control & 0x07)
 
     def _halt(self) -> None:
-        """HLTA, which nobody answers: once the frame is out, the poll is over."""
+        """HLTA. A card that halts does not answer, and any answer within 1 ms of the frame is its NAK
+        (ISO/IEC 14443-3 6.4.3): the poll ends once the chip's timer (1 ms from the end of the frame) has
+        run out, so no command cuts that 1 ms short. A NAK changes nothing: the next WUPA wakes the card."""
         command = bytes([HLTA, 0x00])
-        self._send(command + crc_a(command), 0)
-        self._wait(TX_IRQ, _frame_time(4, 0))
-        self.write(BIT_FRAMING, 0)
-
-    def _wait(self, mask: int, look: float, *registers: int) -> list[int]:
-        """ComIrqReg (and `registers`, in the same transaction) once a bit of `mask` is set: read after
-        `look` seconds, then (if need be) once the timer must have run out; else the chip is faulty."""
-        if look:
-            self._sleep(look)
-        values = self.read(COM_IRQ, *registers)
-        if not values[0] & mask and look < TIMEOUT + MARGIN:
-            self._sleep(TIMEOUT + MARGIN)
-            values = self.read(COM_IRQ, *registers)
-        if not values[0] & mask:
-            raise self._fault()
-        return values
+        command += crc_a(command)
+        self._send(command, 0)
+        self._receive(0, _frame_time(len(command), 0) + TIMEOUT)
 
     def _fault(self) -> ReaderFault:
         """Why the chip neither answered nor timed out: silent, or it lost its set-up."""
@@ -331,7 +354,7 @@ class Rc522Reader(Reader):
 
     def _start(self) -> Iterator[float]:
         """The start-up; each step yields the seconds to wait before the next one."""
-        chip = Rc522(self._open_spi(), self._sleep)
+        chip = Rc522(self._open_spi(), self._sleep, self._clock)
         reset = self._reset_line()
         reset.off()  # hard power-down: a chip that still answers is not on this reset line
         self._check_reset_wiring(chip.read(VERSION)[0])

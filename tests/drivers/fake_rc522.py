@@ -6,15 +6,17 @@ back end and the stock `mfrc522` package can be run against it and their SPI tra
   byte (the answer is shifted by one byte); otherwise every following byte is written to one register;
 - registers with their reset values; CommandReg (Idle, Transmit, Transceive, CalcCRC, SoftReset,
   the RcvOff and PowerDown bits), ComIrqReg/DivIrqReg (Set1: written with bit 7 clear, the bits
-  written 1 are cleared), ErrorReg (cleared when the receiver starts), the 64-byte FIFO (FlushBuffer,
+  written 1 are cleared), ErrorReg (a command clears all but TempErr), the 64-byte FIFO (FlushBuffer,
   BufferOvfl), ControlReg (RxLastBits), BitFramingReg (StartSend, TxLastBits), CollReg
   (ValuesAfterColl, CollPos), TxModeReg/RxModeReg (106 kBd only; TxCRCEn appends a CRC_A, RxCRCEn
   checks it), TxControlReg (the antenna drivers), TxASKReg (Force100ASK), RFCfgReg (RxGain), the
   timer (TAuto, prescaler, reload; stopped by an answer), the CRC coprocessor, Status2Reg
-  (MFCrypto1On), VersionReg;
+  (MFCrypto1On, TempSensClear), VersionReg;
 - power: a low NRSTPD (the reset line, a gpiozero MockPin wired with `wire_reset`) is hard power-down
   (SPI silent, field off); its rising edge and SoftReset restore the reset values; `brown_out()` does
   the same unasked, `unplug()` silences the chip until `plug()`; `spi_errors` makes transfers fail;
+  `overheat()` sets TempErr, which switches the antenna drivers off until it is cleared (TempSensClear
+  after `cool_down()`, or a reset once cool);
 - time: every transaction costs `transaction_cost` seconds of the shared clock (spidev's ioctl on a
   Pi), frames take their air time at 106 kbit/s, a frame nobody answers ends with the timer;
 - cards follow the ISO 14443-3 states (IDLE, READY per cascade level, ACTIVE, HALT): REQA wakes idle
@@ -25,12 +27,21 @@ back end and the stock `mfrc522` package can be run against it and their SPI tra
 Two modes. The strict one (the default) follows the datasheet and ISO 14443-3 where a lenient fake
 would forgive a driver: StartSend stays set until written 0, and Transceive entered while it is set
 sends at once; a card answers only after 5 ms of unmodulated field (and only with Force100ASK on);
-after a reset the chip needs `STARTUP_S` before it answers on SPI; a card misses a fraction `miss`
-of frames and an answer arrives garbled (a parity error) with chance `garble` (seeded: runs repeat
-exactly). The lenient mode is the project's old fake: StartSend clears itself once the frame is out,
-cards are ready at once, nothing is lost. A driver must work in both.
+after a reset the chip needs `STARTUP_S` before it answers on SPI, and after a SoftReset td (37.74
+µs, datasheet 8.8.2; `STARTUP_S` from soft power-down) before its PowerDown bit reads 0 (writes
+until then are lost, as while waking from soft power-down); with TxWaitRF (ModeReg) set and no
+field, a frame is held back (no TxIRq, no timer); a card misses a fraction `miss` of frames and an
+answer arrives garbled (a parity error) with chance `garble` (seeded: runs repeat exactly); and
+`violations` lists every ISO 14443-3 timing rule the driver broke: a command within 1 ms of the end
+of HLTA (6.4.3: the PICC's NAK may come that late), a frame less than 1172/fc after the end of a
+card's answer (the least frame delay time from PICC to PCD). The lenient mode is the project's old
+fake: StartSend clears itself once the frame is out, cards are ready at once, nothing is lost. A
+driver must work in both.
 Not modelled: MIFARE authentication and memory, bit-oriented anticollision frames (a card ignores
-them), the IRQ pin, the UART and I2C interfaces.
+them), the IRQ pin, the UART and I2C interfaces; and, kinder than the chip where our driver never
+goes: a new command stops the timer (the chip's runs on and sets TimerIRq late), CalcCRC finishes at
+once, WrErr (FIFO written during a Transceive), Status2Reg's ModemState, the 100 ns least NRSTPD
+pulse (datasheet 8.8.1), ISO 14443-3's request guard time (7000/fc between two REQA/WUPA).
 """
 
 import contextlib
@@ -64,7 +75,9 @@ KNOWN_COMMANDS = (IDLE, MEM, 0x02, CALC_CRC, TRANSMIT, 0x07, 0x08, TRANSCEIVE, 0
 RCV_OFF, POWER_DOWN = 0x20, 0x10
 TX_IRQ, RX_IRQ, IDLE_IRQ, ERR_IRQ, TIMER_IRQ = 0x40, 0x20, 0x10, 0x02, 0x01
 CRC_IRQ = 0x04
-BUFFER_OVFL, COLL_ERR, CRC_ERR, PARITY_ERR = 0x10, 0x08, 0x04, 0x02
+TEMP_ERR, BUFFER_OVFL, COLL_ERR, CRC_ERR, PARITY_ERR = 0x40, 0x10, 0x08, 0x04, 0x02
+TEMP_SENS_CLEAR = 0x80
+TX_WAIT_RF = 0x20
 START_SEND = 0x80
 VALUES_AFTER_COLL, COLL_POS_NOT_VALID = 0x80, 0x20
 FORCE_100_ASK = 0x40
@@ -74,10 +87,12 @@ CRC_EN, SPEED = 0x80, 0x70
 RX_GAIN_DB = (18, 23, 18, 23, 33, 38, 43, 48)
 
 BIT = 1 / 105_937.5  # one bit at 106 kbit/s
-FRAME_DELAY = 86e-6  # ISO 14443-3 FDT of an answer to REQA/WUPA/ANTICOLLISION/SELECT (n = 9)
+FDT_PCD = 1172 / 13.56e6  # ISO 14443-3: the least time from the end of a PICC's answer to the PCD's next frame
+HALT_WAIT = 1e-3  # ISO 14443-3 6.4.3: an answer within 1 ms of the end of HLTA is its NAK
 GUARD_S = 5e-3  # ISO 14443-3: a PICC may need 5 ms of unmodulated field before it answers
 STARTUP_S = 0.02  # strict: the oscillator start-up after a reset (the drivers wait 50 ms)
 WAKE_S = 0.001  # strict: leaving soft power-down (the PowerDown bit reads 1 until then)
+ADDRESSABLE_S = 1024 / 27.12e6  # datasheet 8.8.2 td: once the clock is stable, until the chip can be addressed
 FIFO_SIZE = 64
 
 
@@ -89,6 +104,17 @@ def iso_crc_a(data: bytes, preset: int = 0x6363) -> bytes:
         for _ in range(8):
             crc = (crc >> 1) ^ 0x8408 if crc & 1 else crc >> 1
     return bytes([crc & 0xFF, crc >> 8])
+
+
+HLTA_FRAME = b"\x50\x00" + iso_crc_a(b"\x50\x00")
+
+
+def frame_delay(frame: bytes, short: bool) -> float:
+    """ISO 14443-3 FDT of a PICC's answer to REQA/WUPA/ANTICOLLISION/SELECT (n = 9): (n * 128 + 84) / fc
+    when the last bit the PCD sent is 1, (n * 128 + 20) / fc when it is 0 (the odd parity bit of the last
+    byte of a standard frame, bit 7 of a short frame's 7)."""
+    last = frame[-1] >> 6 & 1 if short else 1 - bin(frame[-1]).count("1") % 2
+    return (9 * 128 + (84 if last else 20)) / 13.56e6
 
 
 def _bcc(part: bytes) -> int:
@@ -103,18 +129,15 @@ class FakeCard:
     SELECT = (0x93, 0x95, 0x97)
 
     def __init__(self, uid: str, sak: int | None = None, *, min_gain_db: int = 18):
-        self.uid = bytes.fromhex(uid)
+        self._set_uid(bytes.fromhex(uid))
         size = len(self.uid)
         if size not in self.ATQA:
             raise ValueError(f"a UID has 4, 7 or 10 bytes, not {size}")
         self.atqa = self.ATQA[size]
         self.sak = sak if sak is not None else (0x08 if size == 4 else 0x00)
         self.min_gain_db = min_gain_db
-        rest, self.levels = self.uid, []
-        while len(rest) > 4:
-            self.levels.append(b"\x88" + rest[:3])
-            rest = rest[3:]
-        self.levels.append(rest)
+        #: for a random ID: what draws it at each power-up
+        self.draw: random.Random | None = None
         self.state = "off"
         self.level = 0
         self.woken_from_halt = False
@@ -122,7 +145,25 @@ class FakeCard:
         #: every frame this card answered, in order (tests check what reached it)
         self.answered: list[bytes] = []
 
+    @classmethod
+    def random_id(cls, seed: int = 0, **kwargs) -> "FakeCard":
+        """A card with a random ID (a phone, many bank cards): a 4-byte UID starting 08 (ISO/IEC
+        14443-3), drawn anew each time the field powers the card, kept while it stays powered."""
+        card = cls("08000000", **kwargs)
+        card.draw = random.Random(seed)
+        return card
+
+    def _set_uid(self, uid: bytes) -> None:
+        self.uid = uid
+        rest, self.levels = uid, []
+        while len(rest) > 4:
+            self.levels.append(b"\x88" + rest[:3])
+            rest = rest[3:]
+        self.levels.append(rest)
+
     def power(self, on: bool, at: float = 0.0) -> None:
+        if on and self.state == "off" and self.draw is not None:
+            self._set_uid(b"\x08" + self.draw.randbytes(3))
         self.state = "idle" if on else "off"
         self.powered_at = at
 
@@ -157,7 +198,7 @@ class FakeCard:
                     self.level += 1
                     sak = 0x04
                 return bytes([sak]) + iso_crc_a(bytes([sak]))
-        elif self.state == "active" and frame == b"\x50\x00" + iso_crc_a(b"\x50\x00"):
+        elif self.state == "active" and frame == HLTA_FRAME:
             self.state = "halt"
             return None
         if self.state in ("ready", "active"):  # ISO 14443-3 figure 6: any other frame
@@ -196,10 +237,13 @@ class FakeRc522:
         self.trace: list[tuple[float, list[int]]] | None = None
         #: the next this many transfers raise OSError (EIO), as a disturbed bus would
         self.spi_errors = 0
+        #: strict: every rule of the datasheet or ISO 14443-3 that the driver broke, with its time
+        self.violations: list[str] = []
         #: what MISO reads while the chip does not drive it (held in reset, unplugged, starting)
         self.floating = 0x00
         self.plugged = True
         self.in_reset = False
+        self.hot = False
         self._power_on()
 
     # -- the field -------------------------------------------------------------------------------
@@ -216,8 +260,8 @@ class FakeRc522:
 
     @property
     def field(self) -> bool:
-        """The antenna drivers radiate: TX1 or TX2 on, the chip running."""
-        return bool(self.regs[TX_CONTROL] & 0x03) and self._running()
+        """The antenna drivers radiate: TX1 or TX2 on, the chip running, no temperature error."""
+        return bool(self.regs[TX_CONTROL] & 0x03) and self._running() and not self.regs[ERROR] & TEMP_ERR
 
     @property
     def gain_db(self) -> int:
@@ -241,6 +285,19 @@ class FakeRc522:
         self._set_field_off()
         self._power_on()
 
+    def overheat(self) -> None:
+        """The temperature sensor trips (above 125 °C): ErrorReg's TempErr is set and the antenna drivers
+        are switched off, until the error is cleared (TempSensClear once cool, or a reset)."""
+        was_on = self.field
+        self.hot = True
+        self.regs[ERROR] |= TEMP_ERR
+        self.regs[COM_IRQ] |= ERR_IRQ
+        self._field_changed(was_on)
+
+    def cool_down(self) -> None:
+        """Back below the alarm limit; TempErr stays set until it is cleared."""
+        self.hot = False
+
     def unplug(self) -> None:
         self._set_field_off()
         self.plugged = False
@@ -260,6 +317,17 @@ class FakeRc522:
         for card in self.cards:
             card.power(False)
 
+    def _field_changed(self, was_on: bool) -> None:
+        """The cards follow the field; a frame held back by TxWaitRF goes out once the field is on."""
+        if self.field == was_on:
+            return
+        now = self.clock()
+        for card in self.cards:
+            card.power(self.field, now)
+        if self.field and self.tx_waiting is not None:
+            expect_answer, self.tx_waiting = self.tx_waiting, None
+            self._send(expect_answer)
+
     # -- SPI -------------------------------------------------------------------------------------
     def transfer(self, data: list[int]) -> list[int]:
         self.transactions += 1
@@ -275,6 +343,8 @@ class FakeRc522:
             self._advance(now)
         if data[0] & 0x80:
             return [0] + [self._read((byte >> 1) & 0x3F) for byte in data[:-1]]
+        if now < self.woken_at:
+            return [0] * len(data)  # not ready (PowerDown reads 1): the write is lost
         register = (data[0] >> 1) & 0x3F
         for value in data[1:]:
             self._write(register, value)
@@ -284,10 +354,15 @@ class FakeRc522:
     def _reset_registers(self) -> None:
         was_on = getattr(self, "regs", None) is not None and self.field
         self.regs = dict.fromkeys(range(0x40), 0) | RESET_VALUES
+        if self.hot:
+            self.regs[ERROR] = TEMP_ERR  # the sensor still trips
         self.fifo: deque[int] = deque()
         self.pending: dict | None = None
+        self.tx_waiting: bool | None = None  # a frame held back by TxWaitRF (True: a Transceive)
         self.crc_preset: int | None = None
         self.woken_at = 0.0
+        self.answer_end = float("-inf")  # when the last answer a card sent ended
+        self.halt_until = float("-inf")  # the end of the 1 ms after an HLTA frame
         if was_on:
             self._set_field_off()
 
@@ -327,12 +402,13 @@ class FakeRc522:
         elif register == TX_CONTROL:
             was_on = self.field
             regs[TX_CONTROL] = value
-            if self.field != was_on:
-                now = self.clock()
-                for card in self.cards:
-                    card.power(self.field, now)
+            self._field_changed(was_on)
         elif register == STATUS2:
             regs[STATUS2] = regs[STATUS2] & ~MF_CRYPTO1_ON | value & MF_CRYPTO1_ON
+            if value & TEMP_SENS_CLEAR and not self.hot:
+                was_on = self.field
+                regs[ERROR] &= ~TEMP_ERR
+                self._field_changed(was_on)
         elif register in (ERROR, STATUS1, CONTROL, VERSION, CRC_RESULT_H, CRC_RESULT_L):
             return  # read-only (ControlReg's TStopNow/TStartNow are not modelled)
         else:
@@ -342,24 +418,30 @@ class FakeRc522:
 
     def _command(self, value: int) -> None:
         command = value & 0x0F
-        was_running = self._running()
+        was_running, was_on = self._running(), self.field
+        now = self.clock()
+        if now < self.halt_until:
+            self._flag(f"command 0x{value:02X} {(now - self.halt_until + HALT_WAIT) * 1e6:.0f} µs after HLTA: "
+                       "ISO/IEC 14443-3 6.4.3 leaves the PICC 1 ms to answer it (an answer is a NAK)")
+            self.halt_until = float("-inf")
+        pending = self.pending
+        if pending is not None and pending["answer"] is not None and now >= pending["tx_end"]:
+            self.answer_end = pending["rx_end"]  # the card answers to the end, whatever the reader does
         if command == SOFT_RESET:
+            starting = STARTUP_S if not was_running else ADDRESSABLE_S  # from soft power-down: the oscillator too
             self._reset_registers()
+            self.woken_at = now + (starting if self.strict else 0.0)  # PowerDown reads 1 until it is done
             return
         self.pending = None
+        self.tx_waiting = None
         self.crc_preset = None
         if command not in KNOWN_COMMANDS:
             value, command = value & 0xF0, IDLE
             self.regs[COM_IRQ] |= IDLE_IRQ
         self.regs[COMMAND] = value & 0x30 | command
-        if was_running != self._running():
-            if was_running:
-                self._set_field_off()
-            else:
-                self.woken_at = self.clock() + (WAKE_S if self.strict else 0.0)
-                if self.field:
-                    for card in self.cards:
-                        card.power(True, self.clock())
+        if self._running() and not was_running:
+            self.woken_at = now + (WAKE_S if self.strict else 0.0)
+        self._field_changed(was_on)
         if command == TRANSMIT:
             self._send(expect_answer=False)
         elif command == TRANSCEIVE and self.strict and self.regs[BIT_FRAMING] & START_SEND:
@@ -368,6 +450,11 @@ class FakeRc522:
             self.crc_preset = (0x0000, 0x6363, 0xA671, 0xFFFF)[self.regs[MODE] & 0x03]
             self.crc_data = bytearray()
             self._calc_crc()
+
+    def _flag(self, text: str) -> None:
+        """A rule the driver broke (strict mode): kept in `violations` for the tests to see."""
+        if self.strict:
+            self.violations.append(f"{self.clock():.6f}: {text}")
 
     def _calc_crc(self) -> None:
         """CalcCRC: the FIFO's bytes (and every byte written while it runs) feed the coprocessor."""
@@ -385,23 +472,31 @@ class FakeRc522:
 
     def _send(self, expect_answer: bool) -> None:
         regs = self.regs
+        if self.strict and regs[MODE] & TX_WAIT_RF and not self.field:
+            self.tx_waiting = expect_answer  # ModemState TxWait: no frame, no TxIRq, no timer
+            return
         frame = bytes(self.fifo)
         self.fifo.clear()
         last_bits = regs[BIT_FRAMING] & 0x07
         if regs[TX_MODE] & CRC_EN:
             frame += iso_crc_a(frame)
-        regs[ERROR] = 0
+        regs[ERROR] &= TEMP_ERR  # a command clears every error bit but TempErr
         regs[COLL] = regs[COLL] & VALUES_AFTER_COLL | COLL_POS_NOT_VALID
         regs[CONTROL] = 0x10
         now = self.clock()
+        if now - self.answer_end < FDT_PCD:
+            self._flag(f"a frame {(now - self.answer_end) * 1e6:.0f} µs after the card's answer: ISO/IEC 14443-3 "
+                       "needs at least 1172/fc (86 µs)")
         short = len(frame) == 1 and last_bits == 7
         tx_end = now + ((9 if short else len(frame) * 9 + 2) * BIT)
+        if frame == HLTA_FRAME:
+            self.halt_until = tx_end + HALT_WAIT
         self.pending = {"tx_end": tx_end, "transceive": expect_answer, "answer": None}
         answers = [answer for answer in (self._deliver(card, frame, short, last_bits, now) for card in self.cards)
                    if answer is not None]
         if expect_answer and answers and self._hears():
             self.pending["answer"] = answers
-            self.pending["rx_end"] = tx_end + FRAME_DELAY + (max(map(len, answers)) * 9 + 2) * BIT
+            self.pending["rx_end"] = tx_end + frame_delay(frame, short) + (max(map(len, answers)) * 9 + 2) * BIT
         elif expect_answer and regs[T_MODE] & 0x80:
             prescaler = (regs[T_MODE] & 0x0F) << 8 | regs[T_PRESCALER]
             reload = regs[T_RELOAD_H] << 8 | regs[T_RELOAD_L]
@@ -441,6 +536,7 @@ class FakeRc522:
             regs[COMMAND] &= 0xF0
             self.pending = None
         elif pending["answer"] is not None and now >= pending["rx_end"]:
+            self.answer_end = pending["rx_end"]
             self._receive(pending["answer"])
             self.pending = None
         elif "timer_end" in pending and now >= pending["timer_end"]:
@@ -464,7 +560,7 @@ class FakeRc522:
                 self.fifo.append(byte)
             else:
                 error |= BUFFER_OVFL
-        regs[ERROR] = error
+        regs[ERROR] = regs[ERROR] & TEMP_ERR | error
         regs[COM_IRQ] |= RX_IRQ | (ERR_IRQ if error else 0)
         if position:
             regs[COLL] = regs[COLL] & VALUES_AFTER_COLL | (position % 32 if position <= 32 else COLL_POS_NOT_VALID)

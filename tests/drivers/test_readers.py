@@ -63,11 +63,14 @@ class ChipRig:
     """The mfrc522 back end against fake RC522 chips on a fake spidev, reset lines on MockFactory pins."""
 
     driver = "mfrc522"
+    #: every rig of the running test, whose chips must end it with no violation (see `no_violations`)
+    made: list["ChipRig"] = []
 
-    def __init__(self, clock, mock_factory, monkeypatch, strict=True, **chip):
+    def __init__(self, clock, mock_factory, monkeypatch, strict=True, bus=None, **chip):
         self.clock = clock
         self.factory = mock_factory
-        self.bus = FakeBus(clock)
+        self.bus = bus or FakeBus(clock)
+        self.made.append(self)
         monkeypatch.setitem(sys.modules, "spidev", self.bus.module())
         self.chip_options = {"strict": strict, **chip}
         self.chips = {}
@@ -123,6 +126,15 @@ def chip_rig(request, clock, mock_factory, monkeypatch):
 def strict(request):
     """Both modes of the fake chip, for tests that build their own rig."""
     return request.param
+
+
+@pytest.fixture(autouse=True)
+def no_violations():
+    """No test may end with a strict fake chip that saw the driver break the datasheet or ISO 14443-3."""
+    ChipRig.made.clear()
+    yield
+    broken = {name: chip.violations for rig in ChipRig.made for name, chip in rig.chips.items() if chip.violations}
+    assert not broken, broken
 
 
 def run(group, clock, seconds):
@@ -432,6 +444,33 @@ def test_a_resting_card_stays_one_tap_through_lost_and_garbled_frames(clock, moc
     assert kinds(events) == [("arrived", CARD_7)]
 
 
+def test_hlta_gets_its_1_ms_before_the_next_command_even_polled_as_fast_as_a_profile_may(clock, mock_factory,
+                                                                                         monkeypatch):
+    """ISO/IEC 14443-3 6.4.3: a card that halts does not answer HLTA, and an answer within 1 ms is its NAK, so
+    the reader listens (its timer: 1 ms) before its next command; at poll_ms 5 the next WUPA follows at once."""
+    rig = ChipRig(clock, mock_factory, monkeypatch, miss=0, garble=0)
+    events = []
+    group = open_readers(rig.specs([0]), events.append, timing=ReaderTiming(poll_ms=5, gap_ms=500), clock=clock,
+                         sleep=clock.sleep, pin_factory=rig.factory)
+    group.settle(1.0, clock.sleep)
+    card = rig.place("r0", CARD_7)
+    simulate([group.poll_once], clock, 0.005, clock.now + 0.5)
+    assert rig.chips["r0"].violations == []
+    assert kinds(events) == [("arrived", CARD_7)] and card.state == "halt"
+
+
+def test_the_next_frame_leaves_a_card_1172_fc_after_its_answer_on_a_fast_bus(clock, mock_factory, monkeypatch):
+    """ISO/IEC 14443-3: at least 1172/fc (86 µs) from the end of a card's answer to the reader's next frame. At
+    10 MHz and with no time per transfer, the register writes in between take less than that."""
+    rig = ChipRig(clock, mock_factory, monkeypatch, bus=FakeBus(clock, transaction_cost=0), miss=0, garble=0)
+    events = []
+    group = rig.open([0], events.append, spi_hz=10_000_000)
+    rig.place("r0", CARD_10)
+    run(group, clock, 0.5)
+    assert rig.chips["r0"].violations == []
+    assert kinds(events) == [("arrived", CARD_10)]
+
+
 def test_two_cards_never_give_a_wrong_uid_and_the_resting_card_stays(chip_rig, clock):
     events = []
     group = chip_rig.open([0], events.append)
@@ -463,6 +502,27 @@ def test_a_collision_keeps_the_resting_card_and_resolves_when_one_is_lifted(cloc
     chip.lift(first)
     run(group, clock, 0.2)
     assert kinds(events) == [("arrived", CARD_4), ("removed", CARD_4), ("arrived", CARD_7)]
+
+
+def test_a_random_id_is_no_component_not_even_through_a_restart(chip_rig, clock):
+    """A 4-byte UID starting 08 is a random ID (ISO/IEC 14443-3; phones, many bank cards), drawn anew each
+    time the card is powered: it names no component (a card swapped for it is removed), and a reader's
+    restart must not make it a second tap."""
+    events = []
+    group = chip_rig.open([0], events.append)
+    chip = chip_rig.chips["r0"]
+    chip_rig.place("r0", CARD_4)
+    run(group, clock, 0.2)
+    chip_rig.lift("r0")
+    phone = chip.place(FakeCard.random_id(seed=1))
+    clock.advance(PLACE_S)
+    run(group, clock, GAP + 3 * POLL)
+    assert kinds(events) == [("arrived", CARD_4), ("removed", CARD_4)]
+    drawn = phone.uid
+    broken_by("reset", chip)
+    run(group, clock, 2.0)
+    assert phone.uid != drawn and phone.uid[0] == 0x08 and phone.answered
+    assert kinds(events) == [("arrived", CARD_4), ("removed", CARD_4)]
 
 
 def test_the_receiver_gain_is_set_per_reader_and_reads_a_weakly_coupled_sticker(chip_rig, clock):
@@ -515,6 +575,26 @@ def test_a_resting_card_is_one_arrival_and_no_removal_through_a_fault(chip_rig, 
     assert statuses[0].reader == "r0" and statuses[0].problem and statuses[-1] == ReaderStatus("r0", 1)
     assert kinds(events) == [("arrived", CARD_7)]
     assert any("works again" in record.getMessage() for record in caplog.records)
+
+
+def test_an_overheated_reader_is_a_fault_so_named_and_its_resting_card_stays_one_tap(chip_rig, clock):
+    """ErrorReg's TempErr: the chip switched its antenna off, which is no evidence of an empty field. The
+    reader is failing ("overheating"), retried with the back-off, and works again once the chip is cool."""
+    events = []
+    group = chip_rig.open([0], events.append)
+    chip = chip_rig.chips["r0"]
+    chip_rig.place("r0", CARD_7)
+    run(group, clock, 0.3)
+    pulses = len(chip_rig.factory.pin(WIRING[0][2]).states)
+    chip.overheat()
+    run(group, clock, 3.0)
+    assert "overheating" in group.problems()["r0"]
+    assert [e.short for e in events if isinstance(e, ReaderStatus)] == ["overheating"]
+    assert len(chip_rig.factory.pin(WIRING[0][2]).states) - pulses <= 2 * 4  # restarted at 0.2, 0.6, 1.4 and 3.0 s
+    chip.cool_down()
+    run(group, clock, 6.0)
+    assert group.problems() == {} and events[-1] == ReaderStatus("r0", 1)
+    assert kinds(events) == [("arrived", CARD_7)]
 
 
 def test_a_card_put_on_a_failed_reader_arrives_once_it_works_again(chip_rig, clock):

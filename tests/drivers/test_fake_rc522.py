@@ -1,0 +1,59 @@
+"""The fake RC522's own rules, on raw register traffic: those no driver path of ours reaches."""
+
+from .fake_rc522 import (BIT_FRAMING, COM_IRQ, COMMAND, ERROR, FIFO_DATA, FIFO_LEVEL, MODE, POWER_DOWN, SOFT_RESET,
+                         START_SEND, STATUS2, T_MODE, TEMP_ERR, TEMP_SENS_CLEAR, TIMER_IRQ, TRANSCEIVE, TX_ASK,
+                         TX_CONTROL, TX_IRQ, TX_WAIT_RF, FakeBus, FakeCard)
+
+
+def chip_on(clock, transaction_cost=30e-6):
+    """A strict fake chip, started long ago, and an open spidev handle on it at 10 MHz."""
+    bus = FakeBus(clock, transaction_cost)
+    chip = bus.add_chip(0, 0, miss=0, garble=0)
+    clock.advance(0.1)
+    return chip, bus.connect(0, 0, 10_000_000)
+
+
+def write(spi, register, *values):
+    spi.xfer2([register << 1, *values])
+
+
+def read(spi, register):
+    return spi.xfer2([register << 1 | 0x80, 0])[1]
+
+
+def test_after_a_soft_reset_powerdown_reads_1_and_writes_are_lost_for_td(clock):
+    chip, spi = chip_on(clock, transaction_cost=0)
+    write(spi, COMMAND, SOFT_RESET)
+    assert read(spi, COMMAND) & POWER_DOWN
+    write(spi, TX_ASK, 0x40)
+    assert read(spi, TX_ASK) == 0x00  # lost: the chip was not ready
+    clock.advance(40e-6)  # td = 1024 / 27.12 MHz = 37.74 µs (datasheet 8.8.2)
+    assert not read(spi, COMMAND) & POWER_DOWN
+    write(spi, TX_ASK, 0x40)
+    assert read(spi, TX_ASK) == 0x40
+
+
+def test_temperr_keeps_the_field_off_until_cleared_once_cool_and_txwaitrf_holds_frames_back(clock):
+    chip, spi = chip_on(clock)
+    write(spi, TX_CONTROL, 0x83)
+    card = chip.place(FakeCard("a1b2c3d4"))
+    chip.overheat()
+    assert read(spi, ERROR) & TEMP_ERR and not chip.field and card.state == "off"
+    assert read(spi, MODE) & TX_WAIT_RF  # its reset value: no frame without a field
+    write(spi, T_MODE, 0x80)
+    write(spi, COM_IRQ, 0x7F)
+    write(spi, FIFO_LEVEL, 0x80)
+    write(spi, FIFO_DATA, 0x52)
+    write(spi, BIT_FRAMING, 0x07)
+    write(spi, COMMAND, TRANSCEIVE)
+    write(spi, BIT_FRAMING, START_SEND | 0x07)
+    clock.advance(0.01)
+    assert not read(spi, COM_IRQ) & (TX_IRQ | TIMER_IRQ)  # held back: nothing sent, no timer
+    write(spi, STATUS2, TEMP_SENS_CLEAR)
+    assert read(spi, ERROR) & TEMP_ERR  # still hot: not cleared
+    chip.cool_down()
+    assert read(spi, ERROR) & TEMP_ERR and not chip.field  # cool, but the error stays until cleared
+    write(spi, STATUS2, TEMP_SENS_CLEAR)
+    assert not read(spi, ERROR) & TEMP_ERR and chip.field and card.state == "idle"
+    clock.advance(0.01)
+    assert read(spi, COM_IRQ) & TX_IRQ  # the frame held back went out once the field was on
