@@ -242,11 +242,11 @@ def test_empty_hand_after_laying_every_card_drawn_needs_the_postmaster():
     s = _turn(s, 0, ["augsburg", "innsbruck"])  # the postillion: 1 drawn, 2 laid; the hand is empty
     assert game.prompt(s).options["official"] == ("postmaster",)
     assert refused(s, {"type": "official", "player": 0, "official": "administrator"}).short == "Empty hand: postmaster"
+    assert game.apply(s, {"type": "official", "player": 0, "official": "postmaster"}).official == "postmaster"
     s = lay(s, 0, "salzburg", "right")
     assert game.prompt(s).options["coachman"] == (False,)
     assert refused(s, {"type": "lay", "player": 0, "card": card("linz")}).short == "Empty hand: one card only"
     assert refused(s, {"type": "close", "player": 0, "houses": [], "coachman": True}).short == "Empty hand: no coachman"
-    assert game.apply(s, {"type": "official", "player": 0, "official": "postmaster"}).official == "postmaster"
 
 
 def test_closing_cuts_the_hand_to_three():
@@ -274,15 +274,34 @@ def test_second_lay_is_the_postillion_and_one_official_per_turn():
     s = build(game.start(["Ana", "Ben"]), 0, ["ulm", "augsburg"])
     s = end(s, 0)
     s = filler_turn(s, 1)
+    helped = game.apply(s, {"type": "official", "player": 0, "official": "administrator"})
     s = lay(s, 0, "innsbruck")
     two = lay(s, 0, "salzburg")
     assert two.official == "postillion" and len(two.routes[0]) == 4
     refused(two, {"type": "lay", "player": 0, "card": card("linz")})  # never a third card
     refused(two, {"type": "official", "player": 0, "official": "postmaster"})
     assert "official" in refused(two, {"type": "close", "player": 0, "houses": [], "coachman": True}).short
-    helped = game.apply(s, {"type": "official", "player": 0, "official": "administrator"})
+    helped = lay(helped, 0, "innsbruck")
     assert "official" in refused(helped, {"type": "lay", "player": 0, "card": card("salzburg")}).short
     assert "official" in refused(helped, {"type": "close", "player": 0, "houses": [], "coachman": True}).short
+
+
+def test_officials_help_in_the_draw_before_any_card_is_laid():
+    """ "dans l'ordre indiqué": draw (postmaster, administrator), then lay (or discard the route), then close."""
+    s = _turn(game.start(["Ana", "Ben"]), 0, ["ulm"])
+    s = _turn(s, 0, ["augsburg"])
+    laid = lay(s, 0, "innsbruck")
+    assert "official" not in game.prompt(laid).expects
+    for official in ("postmaster", "administrator"):
+        assert refused(laid, {"type": "official", "player": 0, "official": official}).short == "Officials: before laying"
+    discarded = game.apply(s, {"type": "discard_route", "player": 0})
+    assert "official" not in game.prompt(discarded).expects
+    assert refused(discarded, {"type": "official", "player": 0, "official": "postmaster"}).short == "Officials: before laying"
+    helped = game.apply(s, {"type": "official", "player": 0, "official": "administrator"})
+    helped = lay(game.apply(helped, {"type": "discard_route", "player": 0}), 0, "lodz")
+    assert helped.official == "administrator" and [c for _, c in helped.routes[0]] == ["lodz"]
+    first = lay(game.start(["Ana", "Ben"]), 0, "ulm")  # the compulsory postmaster, too, is noted before the card
+    assert refused(first, {"type": "official", "player": 0, "official": "postmaster"}).short == "Officials: before laying"
 
 
 # -- closing ---------------------------------------------------------------------------------------
@@ -554,3 +573,4 @@ def test_random_games_keep_the_contract(seed, n_players):
 def test_random_json_is_refused_cleanly(junk):
     s = build(game.start(["Ana", "Ben"]), 0, ["ulm", "augsburg", "innsbruck"])
     apply_junk(game, s, junk)
+
