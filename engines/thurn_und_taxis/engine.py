@@ -19,6 +19,8 @@ Choices where the contract is silent, as a player at the table expects them:
 - A closing may place any subset of the allowed houses, including none: the rule says "may" ("il
   peut poser"), and a player with fewer houses left than the choice needs places as many as remain,
   choosing which. `house_sets` lists every largest choice; every legal placement is a subset of one.
+- The coachman counts for the carriage only: the rule gives his help under "Récupérer de nouvelles
+  calèches", so the route-length tiles still go by the cards laid.
 - Carriages: each value exists four times, so with at most four players the next carriage is always
   there; the engine does not count copies.
 - Before the game ends the scores are "if the game ended now" (unplaced houses already count
