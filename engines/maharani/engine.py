@@ -30,6 +30,12 @@ Choices where the contract is silent, as a player at the table expects them:
   the tiles left cannot be placed (bag, columns), so the firmware should confirm it before sending it.
   Every quarter not yet evaluated is then evaluated, in quarter order, as at a normal evaluation.
 - Scores are the gold so far; a second tile's 2 gold is taken at `end_turn` ("à la fin de son tour").
+- A quarter filled by the turn's first tile is evaluated at `end_turn` ("dès que le tour du joueur en
+  question s'achève"): until then its artisans stay, and the second tile's artisan may join their group.
+  Quarters filled in one turn are all evaluated then, in quarter order (the order changes no gold).
+- With 2 players, one artisan of each set on tiles of one colour in one quarter is the rule's own case
+  ("soit d'y placer un nouvel artisan ... de sa deuxième couleur"), not the "Important" case, which is
+  about two artisans of one set.
 - Unknown keys in a tile descriptor are ignored (a tag map may know more about a tile than the rules need).
 """
 

@@ -4,7 +4,9 @@ Rules: rules/002 (French, v1.1); vocabulary: design/game-log.md section 4. The e
 laid and closed; the drawing of cards is the table's business (the deck is the random source).
 
 Choices where the contract is silent, as a player at the table expects them:
-- `official` may be recorded at any time in the turn, as long as no other official helps that turn.
+- `official` (postmaster, administrator) is recorded before the turn's first card and before a
+  `discard_route`: they help in the draw, and "un joueur exécute les actions suivantes dans l'ordre
+  indiqué" puts the draw before the laying (a route is discarded in the laying step).
 - "Si, au début de son tour, un joueur n'a plus de carte en main, il doit demander l'aide du chef de
   poste": the table does not see draws, so the engine keeps, per seat, the most cards the hand can
   hold (a turn draws 2 with the postmaster, recorded or not, 1 when another official helps; the lays
@@ -17,6 +19,8 @@ Choices where the contract is silent, as a player at the table expects them:
 - A closing may place any subset of the allowed houses, including none: the rule says "may" ("il
   peut poser"), and a player with fewer houses left than the choice needs places as many as remain,
   choosing which. `house_sets` lists every largest choice; every legal placement is a subset of one.
+- The coachman counts for the carriage only: the rule gives his help under "Récupérer de nouvelles
+  calèches", so the route-length tiles still go by the cards laid.
 - Carriages: each value exists four times, so with at most four players the next carriage is always
   there; the engine does not count copies.
 - Before the game ends the scores are "if the game ended now" (unplaced houses already count
@@ -53,6 +57,7 @@ class TnTState(State):
     hand_most: list[int] = field(default_factory=list)
     # the turn in progress
     lays: int = 0
+    discarded: bool = False
     official: str | None = None
     official_recorded: bool = False
     closed: bool = False
@@ -89,6 +94,12 @@ class ThurnUndTaxis(Game):
         p = self.check_turn(s, a, s.turn)
         check.no_extra_keys(a, ("player", "official"))
         official = check.one_of(check.field(a, "official", str), OFFICIALS, "official")
+        if s.lays or s.discarded:
+            raise IllegalAction(
+                "Officials: before laying",
+                f"the {official} helps in the draw, which comes before laying a card or discarding the route: "
+                "a turn draws, then lays, then may close, in that order",
+            )
         if self._hand_empty(s, p):
             if official != "postmaster":
                 raise IllegalAction("Empty hand: postmaster", self._empty_hand_rule(s, p))
@@ -138,6 +149,7 @@ class ThurnUndTaxis(Game):
         if not s.routes[p]:
             raise IllegalAction("No route to discard", f"{s.players[p]} has no route in front of them")
         s.routes[p] = []
+        s.discarded = True
         s.announce(f"{s.short_name(p)}: route discarded")
 
     def do_close(self, s: TnTState, a: dict) -> None:
@@ -280,6 +292,7 @@ class ThurnUndTaxis(Game):
         s.turn = seat
         s.lays = 0
         s.closed = False
+        s.discarded = False
         s.official_recorded = False
         s.official = "postmaster" if self._hand_empty(s, seat) else None
 
@@ -294,6 +307,8 @@ class ThurnUndTaxis(Game):
         return f"{s.players[seat]} began this turn with no card in hand ({why}): the postmaster is compulsory and no other official helps"
 
     def _officials_allowed(self, s: TnTState, p: int) -> tuple[str, ...]:
+        if s.lays or s.discarded:
+            return ()
         if self._hand_empty(s, p):
             return () if s.official_recorded else ("postmaster",)
         return OFFICIALS if s.official is None else ()

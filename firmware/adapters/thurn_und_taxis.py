@@ -59,7 +59,7 @@ class ThurnUndTaxisAdapter(Adapter):
         if role == "next":
             officials = prompt.options.get("official", ()) if prompt else ()
             if not officials:
-                raise IllegalAction("No official now", "an official was already used this turn")
+                raise IllegalAction("No official now", "one official a turn, recorded before the turn's first card")
             official = yield Choose.of("Which official?", [(o.capitalize(), o) for o in officials], field="official")
             return {"type": "official", "player": p, "official": official}
         if role == "ok":

@@ -603,3 +603,140 @@ def test_the_component_manifest_is_not_a_board():
     assert bundled_boards() == ["board"]
     with pytest.raises(IllegalAction):
         game.start(["Ana", "Ben"], {"board": "manifest"})
+
+
+# -- whole turns through the public API, worked by hand from rules/001 ------------------------------
+
+
+def _line(*quarters, row=0):
+    """An inline board of one row: `quarters` lists each quarter's space ids, left to right."""
+    spaces, col = [], 0
+    for q, ids in enumerate(quarters, start=1):
+        for sid in ids:
+            spaces.append({"id": sid, "quarter": q, "row": row, "col": col})
+            col += 1
+    return {"spaces": spaces}
+
+
+def test_example_evaluation_played_out_five_three_one_none():
+    """Quarter 1 filled in play: Ana 5 artisans (18), Ben 3 (9), Cy 1 (4), Dee none (0), paid when the turn ends."""
+    s = game.start(NAMES)
+    rounds = [
+        [("b1", "blue", True), ("c1", "orange", True), ("d1", "green", True), ("a2", "red", False)],
+        [("b2", "orange", True), ("c2", "blue", True), ("d2", "red", False), ("a3", "yellow", False)],
+        [("b3", "green", True), ("c3", "yellow", True), ("d3", "white", False), ("a4", "white", False)],
+    ]
+    for turns in rounds:
+        for space, colour, arrow in turns:
+            s = end(place(s, space, colour, arrow=arrow))
+    s = place(s, "b4", "red", arrow=True)
+    s = place(s, "c4", "yellow", frm=2, arrow=True)  # the last space of quarter 1, with a second tile
+    assert len([sp for sp in s.artisans if sp in Q1]) == 9 and s.evaluated == []
+    s = end(s)
+    assert [gold(s, seat, "quarters") for seat in range(4)] == [18, 9, 4, 0]
+    assert s.events[-2:] == ("Ana: 2nd tile -2", "Q1 done: Ana 18, Ben 9, Cy 4")
+    assert s.artisans == {} and s.reserve == [[8]] * 4 and all(sp in s.tiles for sp in Q1)
+    # Ana: tiles 1+1+1+1+2 (c4 joins Ben's yellow c3), artisans 1+2+3+4+5 (one growing group), -2, 18
+    assert game.scores(s)[0].breakdown == {"tiles": 6, "artisans": 15, "quarters": 18, "second_tiles": -2}
+    assert gold(s, 0) == 37 and not game.is_over(s) and s.turn == 1
+
+
+def test_example_zone_across_two_quarters_played_out_worth_eight():
+    s = end(place(place(game.start(NAMES), "d1", "blue", arrow=True), "c1", "blue", frm=2))
+    s = end(place(place(others(s), "d2", "blue"), "f1", "blue", frm=2))
+    s = end(place(others(s), "e2", "orange", arrow=True))
+    before = gold(s, 0)
+    s = place(others(s), "e1", "blue", arrow=True)  # top left of quarter 2, next to d1 and e2
+    assert gold(s, 0) - before == 5 + 3  # blue zone e1 d1 c1 d2 f1, artisans e1 d1 e2
+    assert s.events == ("Ana: +5 gold, artisan +3",)
+
+
+def test_example_second_tile_advances_four_then_costs_two():
+    s = end(place(game.start(NAMES[:3]), "f6", "red"))
+    s = end(place(end(place(end(place(s, "b2", "blue")), "b6", "green")), "g6", "red"))
+    s = end(place(end(place(s, "c2", "white")), "c6", "white"))
+    s = place(s, "g5", "red")  # f6 g6 g5: +3
+    before = gold(s, 0)
+    s = place(s, "h5", "red", frm=2)  # the second tile: a zone of 4
+    assert gold(s, 0) - before == 4 and s.down[0] == [2]
+    s = end(s)
+    assert gold(s, 0) - before == 4 - 2 and gold(s, 0, "second_tiles") == -2
+
+
+def test_artisan_placed_then_moved_in_the_same_turn():
+    s = place(game.start(NAMES), "b2", "blue", arrow=True)
+    assert s.reserve[0] == [7] and gold(s, 0, "artisans") == 1
+    s = place(s, "c3", "blue", frm=2, arrow=True)  # same colour, same quarter: the artisan moves on
+    assert s.artisans == {"c3": (0, 0)} and s.reserve[0] == [7] and gold(s, 0, "artisans") == 2
+    assert s.events == ("Ana: +1 gold, artisan +1",)
+
+
+def test_second_tile_joins_the_artisans_of_a_quarter_filled_this_turn_before_its_evaluation():
+    """x1 x2 | y1 y2: Ana fills quarter 1 with her first tile, then her second tile's artisan joins the group still
+    standing there; quarter 1 is paid when her turn ends, quarter 2 ends the game."""
+    s = game.start(NAMES[:3], {"board": _line(["x1", "x2"], ["y1", "y2"])})
+    s = refresh(refresh(end(place(s, "x1", "red", arrow=True))))  # refreshing with every marker up is allowed
+    s = place(s, "x2", "blue", arrow=True)
+    assert gold(s, 0, "artisans") == 1 + 2
+    s = place(s, "y1", "green", frm=2, arrow=True)
+    assert gold(s, 0, "artisans") == 1 + 2 + 3 and s.evaluated == []
+    s = end(s)
+    assert s.evaluated == [1] and s.artisans == {"y1": (0, 0)} and s.reserve[0] == [9]
+    assert game.scores(s)[0].breakdown == {"tiles": 3, "artisans": 6, "quarters": 6, "second_tiles": -2}
+    s = end(place(s, "y2", "green", frm=2, arrow=True))  # Ben: green zone of 2, a lone artisan
+    assert game.is_over(s) and s.events[-2:] == ("Q2 done: Ana 4, Ben 4", "Game over")
+    assert [sc.total for sc in game.scores(s)] == [13 + 4, 2 + 1 + 4, 0] and game.winners(s) == [0]
+
+
+def test_tile_of_a_full_quarter_needs_its_marker():
+    """Quarter 1 is full: the tile in its turntable slot can only go elsewhere, with quarter 1's marker."""
+    s = game.start(NAMES[:3], {"board": _line(["x1", "x2"], ["y1", "y2", "y3"])})
+    s = end(place(place(s, "x1", "red"), "x2", "blue", frm=2))
+    assert s.evaluated == [1] and s.down[0] == [2]
+    s = end(place(s, "y1", "red", frm=1))  # Ben: quarter 1's tile into quarter 2, marker down
+    assert game.prompt(s).options["reach_q1"] == (2,)  # Cy's marker is up: elsewhere only
+    s = refresh(refresh(s))
+    assert game.prompt(s).options["from_quarter"] == (2,) and "reach_q1" not in game.prompt(s).options
+    assert "Marker Q1" in refused(s, place_action(s, "y2", "red", frm=1)).short
+    assert "taken" in refused(s, place_action(s, "x1", "red", frm=1)).short
+
+
+def test_two_players_sets_on_one_colour_evaluated_apart():
+    """2x2 quarter: Ana puts both sets on blue, must then move one of them, and each set is paid on its own."""
+    board = {
+        "spaces": [
+            {"id": "x1", "quarter": 1, "row": 0, "col": 0},
+            {"id": "x2", "quarter": 1, "row": 0, "col": 1},
+            {"id": "x3", "quarter": 1, "row": 1, "col": 0},
+            {"id": "x4", "quarter": 1, "row": 1, "col": 1},
+            {"id": "y1", "quarter": 2, "row": 5, "col": 0},
+            {"id": "y2", "quarter": 2, "row": 5, "col": 1},
+        ]
+    }
+    new, moved = {"move": False}, {"move": True}
+    s = game.start(NAMES[:2], {"board": board})
+    assert "which" in refused(s, place_action(s, "x1", "blue", arrow=True)).short
+    s = end(place(s, "x1", "blue", arrow=True, artisan={"set": 0, **new}))
+    s = end(place(s, "y1", "green"))
+    s = end(place(s, "x2", "blue", arrow=True, artisan={"set": 1, **new}))  # a new one of the other set
+    assert s.artisans == {"x1": (0, 0), "x2": (0, 1)} and gold(s, 0, "artisans") == 1 + 1  # sets never group
+    s = refresh(s)
+    assert "which" in refused(s, place_action(s, "x3", "blue", arrow=True)).short
+    assert refused(s, place_action(s, "x3", "blue", arrow=True, artisan={"set": 0, **new})).short == "Set 0 on blue: move it"
+    s = end(place(s, "x3", "blue", arrow=True, artisan={"set": 0, **moved}))
+    assert s.artisans == {"x2": (0, 1), "x3": (0, 0)} and s.reserve[0] == [6, 6]
+    s = refresh(s)
+    s = end(place(s, "x4", "red", arrow=True, artisan={"set": 1, **new}))  # x4 joins x2 (set 1), not x3 (set 0)
+    assert s.evaluated == [1] and s.events[-1] == "Q1 done: Ana 4+6"
+    assert game.scores(s)[0].breakdown == {"tiles": 1 + 2 + 3 + 1, "artisans": 1 + 1 + 1 + 2, "quarters": 4 + 6, "second_tiles": 0}
+    s = end(place(s, "y2", "green"))
+    assert game.is_over(s) and [sc.total for sc in game.scores(s)] == [22, 1 + 2] and game.winners(s) == [0]
+
+
+def test_stuck_end_evaluates_unfinished_quarters_and_ties_share_the_win():
+    s = game.start(NAMES[:2], {"board": _line(["x1", "x2"], ["y1", "y2"])})
+    s = end(place(s, "x1", "red", arrow=True, artisan={"set": 0, "move": False}))
+    s = end(place(s, "y2", "red", arrow=True, artisan={"set": 1, "move": False}))
+    s = game.apply(s, {"type": "end_game"})
+    assert game.is_over(s) and [sc.total for sc in game.scores(s)] == [1 + 1 + 4, 1 + 1 + 4]
+    assert game.winners(s) == [0, 1]

@@ -242,11 +242,11 @@ def test_empty_hand_after_laying_every_card_drawn_needs_the_postmaster():
     s = _turn(s, 0, ["augsburg", "innsbruck"])  # the postillion: 1 drawn, 2 laid; the hand is empty
     assert game.prompt(s).options["official"] == ("postmaster",)
     assert refused(s, {"type": "official", "player": 0, "official": "administrator"}).short == "Empty hand: postmaster"
+    assert game.apply(s, {"type": "official", "player": 0, "official": "postmaster"}).official == "postmaster"
     s = lay(s, 0, "salzburg", "right")
     assert game.prompt(s).options["coachman"] == (False,)
     assert refused(s, {"type": "lay", "player": 0, "card": card("linz")}).short == "Empty hand: one card only"
     assert refused(s, {"type": "close", "player": 0, "houses": [], "coachman": True}).short == "Empty hand: no coachman"
-    assert game.apply(s, {"type": "official", "player": 0, "official": "postmaster"}).official == "postmaster"
 
 
 def test_closing_cuts_the_hand_to_three():
@@ -274,15 +274,34 @@ def test_second_lay_is_the_postillion_and_one_official_per_turn():
     s = build(game.start(["Ana", "Ben"]), 0, ["ulm", "augsburg"])
     s = end(s, 0)
     s = filler_turn(s, 1)
+    helped = game.apply(s, {"type": "official", "player": 0, "official": "administrator"})
     s = lay(s, 0, "innsbruck")
     two = lay(s, 0, "salzburg")
     assert two.official == "postillion" and len(two.routes[0]) == 4
     refused(two, {"type": "lay", "player": 0, "card": card("linz")})  # never a third card
     refused(two, {"type": "official", "player": 0, "official": "postmaster"})
     assert "official" in refused(two, {"type": "close", "player": 0, "houses": [], "coachman": True}).short
-    helped = game.apply(s, {"type": "official", "player": 0, "official": "administrator"})
+    helped = lay(helped, 0, "innsbruck")
     assert "official" in refused(helped, {"type": "lay", "player": 0, "card": card("salzburg")}).short
     assert "official" in refused(helped, {"type": "close", "player": 0, "houses": [], "coachman": True}).short
+
+
+def test_officials_help_in_the_draw_before_any_card_is_laid():
+    """ "dans l'ordre indiqué": draw (postmaster, administrator), then lay (or discard the route), then close."""
+    s = _turn(game.start(["Ana", "Ben"]), 0, ["ulm"])
+    s = _turn(s, 0, ["augsburg"])
+    laid = lay(s, 0, "innsbruck")
+    assert "official" not in game.prompt(laid).expects
+    for official in ("postmaster", "administrator"):
+        assert refused(laid, {"type": "official", "player": 0, "official": official}).short == "Officials: before laying"
+    discarded = game.apply(s, {"type": "discard_route", "player": 0})
+    assert "official" not in game.prompt(discarded).expects
+    assert refused(discarded, {"type": "official", "player": 0, "official": "postmaster"}).short == "Officials: before laying"
+    helped = game.apply(s, {"type": "official", "player": 0, "official": "administrator"})
+    helped = lay(game.apply(helped, {"type": "discard_route", "player": 0}), 0, "lodz")
+    assert helped.official == "administrator" and [c for _, c in helped.routes[0]] == ["lodz"]
+    first = lay(game.start(["Ana", "Ben"]), 0, "ulm")  # the compulsory postmaster, too, is noted before the card
+    assert refused(first, {"type": "official", "player": 0, "official": "postmaster"}).short == "Officials: before laying"
 
 
 # -- closing ---------------------------------------------------------------------------------------
@@ -554,3 +573,161 @@ def test_random_games_keep_the_contract(seed, n_players):
 def test_random_json_is_refused_cleanly(junk):
     s = build(game.start(["Ana", "Ben"]), 0, ["ulm", "augsburg", "innsbruck"])
     apply_junk(game, s, junk)
+
+
+# -- whole games through the public API, worked by hand from rules/002 --------------------------------
+
+
+def _spec(cities=(), close=None, coachman=False):
+    """One scripted turn: lay `cities` one after another (each after the last), then close with `close` houses."""
+    return {"cities": list(cities), "close": close, "coachman": coachman}
+
+
+def _route(cities, houses=(), coachman=False):
+    """The turns that build `cities` one card a turn and close the route on the last one, placing `houses`."""
+    return [_spec([city]) for city in cities[:-1]] + [_spec(cities[-1:], list(houses), coachman)]
+
+
+def _play(s, scripts):
+    """Each seat plays its scripted turns in turn order until every script is done (or the game is over);
+    a seat whose script is done fills in."""
+    scripts = {seat: list(turns) for seat, turns in scripts.items()}
+    while any(scripts.values()) and not game.is_over(s):
+        p = s.turn
+        if not scripts.get(p):
+            s = filler_turn(s, p)
+            continue
+        spec = scripts[p].pop(0)
+        for city in spec["cities"]:
+            s = lay(s, p, city, "right" if s.routes[p] else None)
+        if spec["close"] is not None:
+            s = close(s, p, spec["close"], spec["coachman"])
+        s = end(s, p)
+    return s
+
+
+BAIERN_PATH = ["wuerzburg", "nuernberg", "regensburg", "passau", "muenchen", "ingolstadt", "augsburg", "kempten"]
+
+
+def test_example_final_score_played_out_7_plus_17_minus_4_is_20():
+    """The rule text's scoring example, reached in play: best carriage the 6 (7 points), bonus tiles worth 17,
+    4 houses not placed. Ben ends the game with a 7 carriage on the last seat's turn."""
+    ana = (
+        _route(["basel", "freiburg", "sigmaringen"], ["basel", "freiburg", "sigmaringen"])  # carriage 3
+        + _route(["ulm", "kempten", "innsbruck", "salzburg"], ["ulm", "innsbruck", "salzburg"])  # carriage 4
+        + _route(["lodz", "pilsen", "budweis", "linz", "passau"], ["lodz", "pilsen"])  # 5, route 5, outside Baiern
+        + _route(BAIERN_PATH, BAIERN_PATH)  # carriage 6, route 7, Baiern
+    )
+    ben = (
+        _route(["carlsruhe", "mannheim", "wuerzburg"])
+        + _route(["carlsruhe", "mannheim", "stuttgart"], coachman=True)
+        + _route(["basel", "zuerich", "kempten"], coachman=True)
+        + _route(["ulm", "augsburg", "innsbruck", "salzburg"], coachman=True)
+        + _route(["lodz", "pilsen", "budweis", "linz", "salzburg", "innsbruck", "kempten"])
+    )
+    assert len(ana) == len(ben) == 20
+    s = _play(game.start(["Ana", "Ben"]), {0: ana[:12], 1: ben[:12]})
+    assert s.carriage == [5, 5] and s.tiles[0] == [("route_5", 2), ("outside_baiern", 6)]
+    s = _play(s, {0: ana[12:], 1: ben[12:]})
+    assert game.is_over(s) and s.end_holder == 1 and s.carriage == [6, 7]
+    assert s.tiles[0] == [("route_5", 2), ("outside_baiern", 6), ("route_7", 4), ("baiern", 5)]
+    assert s.tiles[1] == [("route_7", 3), ("game_end", 1)]
+    ana_score, ben_score = game.scores(s)
+    assert ana_score.total == 7 + 17 - 4 == 20
+    assert ana_score.breakdown == {"carriage": 7, "route": 6, "regions": 11, "end": 0, "unplaced_houses": -4}
+    assert ben_score.total == 10 + 3 + 1 - 20
+    assert game.winners(s) == [0]
+
+
+def test_last_house_ends_the_game_and_a_short_supply_places_fewer():
+    """Ana places her 20th house with a choice that wants 2: she places 1, takes the game-end tile, and Ben,
+    on the last seat, plays his turn."""
+    other_regions = ["carlsruhe", "stuttgart", "sigmaringen", "zuerich", "kempten", "innsbruck", "salzburg", "linz", "budweis", "pilsen", "lodz"]
+    ana = (
+        _route(BAIERN_PATH, BAIERN_PATH)  # 8 houses: carriage 3, route 7 (4), Baiern (5)
+        + _route(other_regions, ["carlsruhe", "stuttgart", "sigmaringen", "zuerich", "innsbruck", "salzburg", "budweis", "lodz"])
+        + _route(["ulm", "sigmaringen", "freiburg", "basel"], ["ulm", "freiburg", "basel"])  # 19: W/H and S/T at once
+        + _route(["linz", "budweis", "pilsen"])[:2]
+    )
+    s = _play(game.start(["Ana", "Ben"]), {0: ana})
+    assert len(s.houses[0]) == 19 and s.carriage[0] == 4 and s.end_holder is None
+    assert s.tiles[0] == [("route_7", 4), ("baiern", 5), ("route_7", 3), ("outside_baiern", 6), ("wuerttemberg_hohenzollern", 3), ("schweiz_tyrol", 3)]
+    s = filler_turn(s, 1)
+    s = lay(s, 0, "pilsen", "right")
+    assert refused(s, {"type": "close", "player": 0, "houses": ["linz", "pilsen"]}).short == "Only 1 houses left"
+    assert game.prompt(s).options["house_sets"] == (("linz",), ("pilsen",), ())
+    s = end(close(s, 0, ["pilsen"]), 0)
+    assert len(s.houses[0]) == 20 and s.end_holder == 0 and not game.is_over(s)
+    s = filler_turn(s, 1)
+    assert game.is_over(s)
+    score = game.scores(s)[0]
+    assert score.breakdown == {"carriage": 3, "route": 7, "regions": 17, "end": 1, "unplaced_houses": 0}
+    assert score.total == 28 and game.winners(s) == [0]
+
+
+# Ben climbs to the 7 carriage with the coachman (5 closings, 18 turns) and places no house:
+# 10 + route 5 (2) + game end (1) - 20 = -7. The others climb to the 6 (7 points) in 13 turns.
+_BEN_TO_SEVEN = (
+    _route(["basel", "freiburg", "sigmaringen"])
+    + _route(["sigmaringen", "ulm", "kempten"], coachman=True)
+    + _route(["nuernberg", "regensburg", "ingolstadt"], coachman=True)
+    + _route(["wuerzburg", "nuernberg", "ingolstadt", "muenchen"], coachman=True)
+    + _route(["augsburg", "innsbruck", "salzburg", "linz", "budweis"], coachman=True)
+)
+
+
+def _to_six(last_houses):
+    """Carriage 6 in four closings with 6 houses + `last_houses`, no bonus tile, then five cards never closed."""
+    return (
+        _route(["carlsruhe", "mannheim", "wuerzburg"], ["carlsruhe", "mannheim"])
+        + _route(["stuttgart", "ulm", "augsburg"], ["stuttgart", "augsburg"], coachman=True)
+        + _route(["linz", "budweis", "pilsen"], ["budweis", "pilsen"], coachman=True)
+        + _route(["muenchen", "innsbruck", "kempten", "zuerich"], last_houses, coachman=True)
+        + [_spec([city]) for city in ("lodz", "pilsen", "regensburg", "passau", "salzburg")]
+    )
+
+
+def test_tie_among_leaders_goes_to_the_game_end_holder():
+    s = _play(game.start(["Ana", "Ben"]), {0: _to_six([]), 1: _BEN_TO_SEVEN})
+    assert game.is_over(s) and s.end_holder == 1  # Ben, on the last seat, ended it with his own turn
+    assert [sc.total for sc in game.scores(s)] == [7 + 6 - 20, 10 + 2 + 1 - 20] == [-7, -7]
+    assert game.winners(s) == [1]  # not seat order: the holder of the game-end tile
+
+
+def test_one_more_house_beats_the_game_end_holder():
+    s = _play(game.start(["Ana", "Ben"]), {0: _to_six(["innsbruck"]), 1: _BEN_TO_SEVEN})
+    assert [sc.total for sc in game.scores(s)] == [-6, -7] and game.winners(s) == [0]
+
+
+def test_tie_without_the_holder_goes_to_the_first_leader_clockwise_from_the_holder():
+    s = _play(game.start(["Ana", "Ben", "Cy"]), {0: _to_six(["innsbruck"]), 1: _BEN_TO_SEVEN, 2: _to_six(["innsbruck"])})
+    assert game.is_over(s) and s.end_holder == 1 and s.turns_done == [18, 18, 18]  # Cy, the last seat, played out the round
+    assert [sc.total for sc in game.scores(s)] == [-6, -7, -6]
+    assert game.winners(s) == [2]  # clockwise from Ben: Cy before Ana
+
+
+def test_carriages_never_skip_and_the_coachman_counts_for_the_carriage_only():
+    s = _play(game.start(["Ana", "Ben"]), {0: _route(["basel", "zuerich", "kempten", "ulm", "augsburg", "ingolstadt", "nuernberg", "pilsen"])})
+    assert s.carriage[0] == 3 and s.tiles[0] == [("route_7", 4)]  # 8 cards: the first carriage is the 3; the route 7 tile
+    s = _play(s, {0: _route(["carlsruhe", "mannheim", "stuttgart", "ulm"], coachman=True)})
+    assert s.carriage[0] == 4 and s.tiles[0] == [("route_7", 4)]  # 4 + 2 cards reach the 4 only; no route 5 tile
+    s = _play(s, {0: _route(["basel", "freiburg", "carlsruhe"], coachman=True)})
+    assert s.carriage[0] == 5  # 3 cards + 2 = 5
+
+
+def test_closing_without_houses_still_takes_carriage_and_route_tile_and_own_house_cities_may_be_laid():
+    s = _play(game.start(["Ana", "Ben"]), {0: _route(["carlsruhe", "mannheim", "stuttgart"], ["carlsruhe", "mannheim"])})
+    s = _play(s, {0: [_spec(["freiburg"]), _spec(["carlsruhe"]), _spec(["mannheim"]), _spec(["stuttgart"])]})
+    assert [c for _, c in s.routes[0]] == ["freiburg", "carlsruhe", "mannheim", "stuttgart"]
+    s = _play(s, {0: [_spec(["ulm"], [])]})
+    assert s.carriage[0] == 4 and s.tiles[0] == [("route_5", 2)] and s.houses[0] == {"carlsruhe", "mannheim"}
+
+
+def test_discarding_then_starting_anew_with_the_postillion():
+    s = filler_turn(_play(game.start(["Ana", "Ben"]), {0: [_spec(["ulm"]), _spec(["augsburg"])]}), 1)
+    s = game.apply(s, {"type": "discard_route", "player": 0})
+    assert s.routes[0] == [] and "discard_route" not in game.prompt(s).expects
+    s = lay(lay(s, 0, "lodz"), 0, "pilsen")
+    assert [c for _, c in s.routes[0]] == ["lodz", "pilsen"] and s.official == "postillion"
+    assert "3 cards" in refused(s, {"type": "close", "player": 0, "houses": []}).short
+    assert "Two cards" in refused(s, {"type": "lay", "player": 0, "card": card("budweis")}).short
