@@ -150,6 +150,8 @@ class Journal:
         self._active: Mirror | None = None
         self._queue: list[Op] = []
         self._next_check = self._next_audit = self._next_refresh = float("-inf")
+        #: the last stale lease value taken over (said once)
+        self._stale: str | None = None
 
     # -- keys ------------------------------------------------------------------------------------
 
@@ -192,7 +194,7 @@ class Journal:
         """Take the table's writer lease (at boot). Refused when another process holds it; a store
         error when Redis does not answer or refuses the write."""
         def take(pipe: redis.client.Pipeline) -> None:
-            self._may_write(pipe.get(self.lease_key))
+            self._may_write(pipe, _mget(pipe, self.lease_key)[0])
             pipe.multi()
             pipe.set(self.lease_key, self.me.text, px=int(lease.TTL_S * 1000))
             if self._vouched():
@@ -204,7 +206,7 @@ class Journal:
     def release(self) -> None:
         """Give the lease up (a clean stop), so the next run need not wait for it to expire."""
         def give_up(pipe: redis.client.Pipeline) -> None:
-            if pipe.get(self.lease_key) == self.me.text:
+            if _mget(pipe, self.lease_key)[0] == self.me.text:
                 pipe.multi()
                 pipe.delete(self.lease_key)
                 pipe.execute()
@@ -215,18 +217,38 @@ class Journal:
             log.warning("the writer lease was not released (%s): the next run takes it over or waits %.0f s",
                         trouble(error).detail, lease.TTL_S)
 
-    def holder(self) -> tuple[str | None, float | None]:
-        """The lease's value and the seconds it still lasts (doctor)."""
+    def holder(self) -> tuple[str | None, int]:
+        """The lease's value (None: free, or a key of another type) and its PTTL in milliseconds
+        (-2: no key, -1: no TTL) (doctor)."""
         with self.client.pipeline(transaction=False) as pipe:
-            pipe.get(self.lease_key)
+            pipe.execute_command("MGET", self.lease_key)
             pipe.pttl(self.lease_key)
-            value, ttl = pipe.execute()
-        return value, ttl / 1000 if ttl and ttl > 0 else None
+            (value,), ttl = pipe.execute()
+        return value, ttl
 
-    def _may_write(self, value: str | None) -> None:
-        if not lease.takeable(value, self.me):
+    def _may_write(self, r: redis.Redis | redis.client.Pipeline, value: str | None) -> None:
+        """Refused (LeaseHeld) while another live process holds the lease, read as `value` (MGET:
+        None for a key of another type); a stale lease is taken over, and said once."""
+        if value == self.me.text:
+            return
+        if value is None:
+            if r.exists(self.lease_key):
+                self._stale_lease(f"a {r.type(self.lease_key)}", "the key holds another kind of data than a writer's name")
+            return
+        ttl = r.pttl(self.lease_key)
+        if not lease.takeable(value, ttl, self.me):
             raise LeaseHeld(Trouble(f"Another table writes as {self.table}",
                                     f"another table writes as {self.table}: {lease.describe(value)} holds its writer lease"))
+        why = lease.stale(value, ttl)
+        if why:
+            self._stale_lease(value, why)
+
+    def _stale_lease(self, value: str, why: str) -> None:
+        """A stale lease is overwritten by the next write: logged and shown once per value."""
+        if value != self._stale:
+            self._stale = value
+            log.warning("the writer lease %s was stale (%s): taken over", self.lease_key, why)
+            self.notices.append((("Writer lease was stale", "Taken over"), f"the writer lease was stale ({why}): taken over"))
 
     # -- writes ----------------------------------------------------------------------------------
 
@@ -357,7 +379,7 @@ class Journal:
     def _look(self, r: redis.Redis, mirror: Mirror) -> Seen:
         """What the store holds of `mirror`'s game; Refused when another process holds the lease."""
         holder, current = _mget(r, self.lease_key, self.key("current"))
-        self._may_write(holder)
+        self._may_write(r, holder)
         try:
             info = self._stream_info(r, self.log_key(mirror.gid))
             header = r.hgetall(self.header_key(mirror.gid))
@@ -481,8 +503,7 @@ class Journal:
         old = mirror.gid
 
         def write(pipe: redis.client.Pipeline) -> str:
-            holder, _ = _mget(pipe, self.lease_key, self.key("current"))
-            self._may_write(holder)
+            self._may_write(pipe, _mget(pipe, self.lease_key)[0])
             try:
                 stored = pipe.xrange(self.log_key(old))
                 header = pipe.hgetall(self.header_key(old))

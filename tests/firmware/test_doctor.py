@@ -70,6 +70,15 @@ def test_a_redis_that_may_evict_keys_is_a_problem_with_the_fix_and_the_lease_hol
     me = this_process()
     _, out = doctor(tmp_path, with_store(DESKTOP, redis_server.url))
     assert f"ok: writer lease of table desktop: held by {me.host} (pid {me.pid}) for 15 s more" in out
+    client.delete("tablemate:{desktop}:writer")
+    client.rpush("tablemate:{desktop}:writer", "x")
+    code, out = doctor(tmp_path, with_store(DESKTOP, redis_server.url))
+    assert code == 1 and "PROBLEM: writer lease of table desktop: stale: the key holds another kind of data than a writer's name; " \
+        "the table takes it over at its next write" in out
+    client.delete("tablemate:{desktop}:writer")
+    client.set("tablemate:{desktop}:writer", "garbage")
+    _, out = doctor(tmp_path, with_store(DESKTOP, redis_server.url))
+    assert "PROBLEM: writer lease of table desktop: stale: its value 'garbage' names no writer" in out
 
 
 def test_an_rc522_without_spidev_is_named(tmp_path):

@@ -169,7 +169,7 @@ def test_a_second_writer_is_refused_and_writes_nothing_until_the_lease_is_free(s
     with pytest.raises(Refused, match=f"another table writes as t1: {me.host} \\(pid {me.pid}\\) holds") as refused:
         second.claim()
     assert refused.value.trouble.short == "Another table writes as t1"
-    first.client.set(first.lease_key, OTHER_PI.text)  # the other Pi took the lease while this one was cut off
+    first.client.set(first.lease_key, OTHER_PI.text, px=15000)  # the other Pi took the lease while this one was cut off
     first.append("g1", 2, {"n": 2})
     assert first.pending == 1 and first.trouble.short == "Another table writes as t1" and "other-pi (pid 4321)" in first.trouble.detail
     assert first.load("g1").actions == [{"n": 1}]
@@ -192,10 +192,32 @@ def test_a_lease_of_a_process_that_is_gone_is_taken_over_and_one_of_another_mach
     assert client.get("tablemate:{t1}:writer") == me.text
 
 
+#: what a hostile store leaves in the lease key: each is no live writer's, so it is taken over at once
+STALE_LEASES = {
+    "a hash": (lambda r, key: r.hset(key, "host", "x"), "the key holds another kind of data"),
+    "a list": (lambda r, key: r.rpush(key, "x"), "the key holds another kind of data"),
+    "garbage with a TTL": (lambda r, key: r.set(key, "garbage", px=15000), "its value 'garbage' names no writer"),
+    "garbage without a TTL": (lambda r, key: r.set(key, "garbage"), "its value 'garbage' names no writer"),
+    "another Pi's without a TTL": (lambda r, key: r.set(key, OTHER_PI.text), "other-pi (pid 4321) holds it without a TTL"),
+}
+
+
+@pytest.mark.parametrize("left", STALE_LEASES)
+def test_a_lease_that_names_no_live_writer_is_taken_over_and_said(journal, caplog, left):
+    put, why = STALE_LEASES[left]
+    put(journal.client, journal.lease_key)
+    journal.claim()
+    played(journal, 1)
+    assert journal.client.get(journal.lease_key) == this_process().text and 0 < journal.client.pttl(journal.lease_key) <= 15000
+    assert journal.load("g1").actions == [{"n": 1}]
+    assert journal.notices == [(("Writer lease was stale", "Taken over"), journal.notices[0][1])]
+    assert why in journal.notices[0][1] and why in caplog.text and "taken over" in caplog.text
+
+
 def test_a_clean_stop_releases_the_lease(journal):
     journal.claim()
     journal.release()
-    assert journal.holder() == (None, None)
+    assert journal.holder() == (None, -2)
 
 
 # -- a store that departs from the game -----------------------------------------------------------
