@@ -198,7 +198,7 @@ class Journal:
             pipe.multi()
             pipe.set(self.lease_key, self.me.text, px=int(lease.TTL_S * 1000))
             if self._vouched():
-                pipe.set(self.local_key, self.local.token)
+                pipe.set(self.local_key, self.local.mark)
             pipe.execute()
 
         self.transact((self.lease_key,), take)
@@ -470,7 +470,7 @@ class Journal:
         holding another type) is logged, never a reason to write the game again."""
         pipe.set(self.lease_key, self.me.text, px=int(lease.TTL_S * 1000))
         if self._vouched():
-            pipe.set(self.local_key, self.local.token)
+            pipe.set(self.local_key, self.local.mark)
         else:
             pipe.delete(self.local_key)
         pipe.execute_command("PUBLISH", self.key("updates"), json.dumps(update))  # see _mget
@@ -613,13 +613,15 @@ class Journal:
             return
         self._mirrors, self._queue, self._active = {}, [], None
         found, damage = self._found(local)
-        trusted = found.token is not None and found.damage is None and self._text(self.local_key) == found.token
+        mark = self._text(self.local_key)
+        trusted = found.vouched(mark)
+        damage += self._cut_short(local, found, mark)
         current = self.current()
         mirrors = [self._mirror_of(kept) for kept in found.games]
         self._active = next((m for m in mirrors if m.gid == found.active and (trusted or current in (None, m.gid))), None)
         if local.failed is None:
             try:
-                local.start(mirrors, self._active, found.token if trusted else None, whole=trusted)
+                local.start(mirrors, self._active, found.token if trusted else None, whole=trusted, count=found.count)
             except OSError as error:
                 self._lost_local(error)
         notices = [notice for mirror in mirrors if (notice := self._settle(mirror, trusted, current))]
@@ -628,7 +630,7 @@ class Journal:
         if not flushed:
             raise Refused(self.trouble)
         self._mirrors, self._active = {}, None
-        self._keep(lambda local: local.start([], None, local.token if local.whole else None, whole=True))
+        self._keep(lambda local: local.start([], None, local.token if local.whole else None, whole=True, count=local.count))
         if self._vouched():
             self.claim()  # the store learns the token now, not at the first write: a kill before it must not leave a whole file doubted
 
@@ -646,6 +648,18 @@ class Journal:
         log.error("the local copy %s is damaged at %s: it is %s; the games are taken as the lines before it hold them",
                   local.path, found.damage, aside)
         return found, [(("Local copy damaged", "Kept aside; play on"), f"the local copy is damaged at {found.damage}: {aside}")]
+
+    @staticmethod
+    def _cut_short(local: LocalCopy, found: Found, mark: str | None) -> list[tuple[tuple[str, ...], str]]:
+        """The notice (logged here) of a file that lost records Redis was told it held (truncated on
+        the disk, or an older copy put back): not whole, so what Redis holds beyond it stands."""
+        lost = found.cut_short(mark)
+        if not lost:
+            return []
+        log.error("the local copy %s lacks the last %d of the records Redis was told it held (cut short on the disk): "
+                  "Redis's games stand where they hold more", local.path, lost)
+        return [(("Local copy cut short", "Redis keeps the game"),
+                 f"the local copy {local.path} lacks its last {lost} records (cut short on the disk): Redis's games stand")]
 
     @staticmethod
     def _mirror_of(kept: Kept) -> Mirror:

@@ -148,6 +148,11 @@ def test_the_local_copy_is_reported_off_on_and_in_agreement_with_redis_or_not(tm
     code, out = doctor(tmp_path, text)
     assert code == 0 and "ok: local copy holds 1 game(s), 3 entries, 1 tags, 0 games' enrolment places; last written 20" in out
     assert "ok: local copy agrees with Redis: its tokens are Redis's, and game g1 has 3 entries in both" in out
+    whole = (state / "desktop.jsonl").read_bytes()
+    (state / "desktop.jsonl").write_bytes(whole[:whole.rindex(b"\n", 0, -1) + 1])  # its last line lost on the card
+    code, out = doctor(tmp_path, text)
+    assert code == 1 and "PROBLEM: local copy of the games: it lacks its last 1 records (cut short on the disk" in out
+    (state / "desktop.jsonl").write_bytes(whole)
 
     other = Journal(client, "desktop")  # a run without the copy writes on
     other.adopt(other.load("g1"))
