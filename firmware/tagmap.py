@@ -140,9 +140,10 @@ class TagMap:
         held = self.local.held() if self.local is not None else None
         restored = held.restores(stored, marker, boot) if held is not None else []
         hashes = {name: dict(held.hashes[name] if name in restored else stored[name]) for name in HASHES}
+        mended = self._mend(hashes, held) if self.local is not None else []
         if change is not None:
             change(hashes)
-        version = self.local.ahead(held, hashes, marker) if self.local is not None else None
+        version = self.local.ahead(held, self.local.readable(hashes), marker) if self.local is not None else None
         pipe.multi()
         for name, key in self.keys.items():
             gone = [field for field in stored[name] if field not in hashes[name]]
@@ -155,7 +156,28 @@ class TagMap:
         pipe.execute()
         if restored:
             self._restored(held, restored)
+        if mended:
+            self._mended(hashes, mended)
         return restored
+
+    def _mend(self, hashes: Hashes, held: Held | None) -> list[tuple[str, str]]:
+        """Replace the unreadable fields of `hashes` (as Redis holds them) by the local copy's readable
+        ones of the same name: the (hash, field) pairs mended. Those the copy lacks stay as they are."""
+        unreadable = [(name, key) for name in HASHES for key, text in sorted(hashes[name].items()) if self.local.problem(name, key, text)]
+        mended = [(name, key) for name, key in unreadable if held is not None and key in held.hashes[name]]
+        for name, key in mended:
+            hashes[name][key] = held.hashes[name][key]
+        left = [f"{name} {key}" for name, key in unreadable if (name, key) not in mended]
+        if left:
+            log.warning("Redis holds unreadable fields the local copy %s cannot mend (it goes without them): %s", self.local.path,
+                        ", ".join(left))
+        return mended
+
+    def _mended(self, hashes: Hashes, mended: list[tuple[str, str]]) -> None:
+        self._entries.update(_parse({key: hashes["tags"][key] for name, key in mended if name == "tags"})[0])
+        what = ", ".join(f"{'tag' if name == 'tags' else 'enrolment place of'} {key}" for name, key in mended)
+        log.warning("Redis held unreadable fields of the tag map: %s; mended from the local copy %s", what, self.local.path)
+        self.notices.append((("Tags mended", "From local copy"), f"Redis held unreadable {what}: mended from the local copy {self.local.path}"))
 
     def _restored(self, held: Held, restored: list[str]) -> None:
         if "tags" in restored:
