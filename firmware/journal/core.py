@@ -21,6 +21,7 @@ from .records import (
     NoSuchGame,
     entry_fields,
     entry_number,
+    gone,
     head_fields,
     parse_identity,
     parse_state,
@@ -803,6 +804,8 @@ class Journal:
                 raise result
         if not header and not stored:
             raise NoSuchGame(gid, self.table)
+        if not stored:
+            raise CorruptJournal(gid, gone(header))
         head = dict(stored[0][1]) if stored and stored[0][0] == HEAD_ID else None
         identity = self._identity(gid, head, header)
         status, scores = parse_state(gid, header)

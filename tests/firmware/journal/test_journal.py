@@ -117,6 +117,15 @@ def test_the_stream_alone_rebuilds_a_game_whose_header_hash_is_gone(journal):
         journal.load("g1")
 
 
+def test_a_header_left_without_its_stream_is_corruption_not_a_game_with_no_entries(journal):
+    played(journal, 3)
+    journal.set_status("g1", "over", [])
+    journal.client.delete(journal.log_key("g1"))  # while no table ran: nobody wrote it again
+    with pytest.raises(CorruptJournal, match=r"its entries are gone: Redis holds its header \(status over\) but no stream") as gone:
+        Journal(journal.client, "t1").load("g1")
+    assert gone.value.entry is None and gone.value.repair == "tablemate log check g1"
+
+
 def test_real_redis_round_trip(redis_server):
     journal = Journal(connect(redis_server.url), "t1")
     journal.begin_game("g1", T, ["Ana", "Ben"], {})
