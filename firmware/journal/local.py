@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from .records import GID, CorruptJournal, parse_entry, parse_identity
+from .records import GID, CorruptJournal, GameRecord, parse_entry, parse_identity, parse_state
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +54,15 @@ class Kept:
     state: dict[str, str]
     headed: bool
     entries: list[dict[str, str]] = field(default_factory=list)
+
+    def record(self) -> GameRecord:
+        """The game as load() would read it from Redis (`tablemate status` shows a game Redis lacks)."""
+        identity = parse_identity(self.gid, self.head, "local copy's head")
+        status, scores = parse_state(self.gid, self.state)
+        record = GameRecord(gid=self.gid, status=status, scores=scores, head=dict(self.head), **identity)
+        record.entries = [parse_entry(self.gid, number, fields) for number, fields in enumerate(self.entries, start=1)]
+        record.raw = [dict(fields) for fields in self.entries]
+        return record
 
 
 @dataclass

@@ -9,7 +9,7 @@ from gpiozero.pins.mock import MockFactory
 
 from firmware.config import DESKTOP as DESKTOP_PROFILE
 from firmware.config import load_profile
-from tests.firmware.profiles import with_store
+from tests.firmware.profiles import with_local_dir, with_store
 from firmware.doctor import run_checks
 from tests.drivers.fake_rc522 import FakeBus, WallClock
 from tests.redis_server import RedisServer
@@ -115,10 +115,6 @@ def test_the_i2c_bus_speed_is_read_from_the_device_tree_and_unknown_elsewhere(tm
     assert not slow.ok and "runs at 100 kHz" in slow.text and "i2c_arm_baudrate=400000" in slow.text
     (node / "clock-frequency").write_bytes(bytes.fromhex("00061a80"))  # 400000, as dtparam sets it
     assert check_i2c_speed(profile, root) == [Finding(True, "I2C bus 1 runs at 400 kHz")]
-
-
-def with_local_dir(text: str, url: str, directory) -> str:
-    return with_store(text, url).replace(f'url = "{url}"', f'url = "{url}"\nlocal_dir = "{directory}"')
 
 
 def test_the_local_copy_is_reported_off_on_and_in_agreement_with_redis_or_not(tmp_path, redis_server):
