@@ -125,8 +125,8 @@ def _web(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
-    """The game the table resumes at its start (`current`, else the newest game), or the local copy's
-    when Redis lacks it (FLUSHALL, a new server); a note when the local copy holds what Redis lacks."""
+    """The game the table resumes at its start: `current`, else the newest game, or the local copy's
+    when Redis lacks it or some of its entries (FLUSHALL, a new server, an outage); a note says so."""
     profile, store, journal, tags = _store(args)
     gid = journal.resumable()
     tags.load()
