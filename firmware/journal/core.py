@@ -779,7 +779,7 @@ class Journal:
         newest stored game (the table's next check stores the pointer again)."""
         gid = self.current()
         if gid is None:
-            newest = self.client.zrevrange(self.key("games"), 0, 0)
+            newest = self._listed(lambda key: self.client.zrevrange(key, 0, 0))
             if newest:
                 log.warning("%s is gone: the newest game, %s, is resumed", self.key("current"), newest[0])
                 return newest[0]
@@ -787,7 +787,21 @@ class Journal:
 
     def games(self) -> list[str]:
         """Every stored game's gid, oldest first."""
-        return list(self.client.zrange(self.key("games"), 0, -1))
+        return self._listed(lambda key: self.client.zrange(key, 0, -1))
+
+    def _listed(self, read: Callable[[str], list]) -> list[str]:
+        """read(the `games` index): none listed when the key holds another type (logged; the writes
+        go on without listing their games, as _commit says)."""
+        try:
+            return list(read(self.key("games")))
+        except redis.ResponseError as error:
+            if not is_wrong_type(error):
+                raise
+            detail = f"{self.key('games')} holds another kind of data than the index of games: no game is listed"
+            log.warning("%s", detail)
+            if (("Games index damaged", "Games not listed"), detail) not in self.notices:
+                self.notices.append((("Games index damaged", "Games not listed"), detail))
+            return []
 
     def load(self, gid: str) -> GameRecord:
         """Game `gid` with its entries; CorruptJournal when anything stored is unreadable, NoSuchGame

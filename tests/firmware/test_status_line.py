@@ -72,6 +72,9 @@ CASES = {
                                                                      r.rpush(table_key("t1", "game", gid), "x")), False,
                                                   "Halted: game {gid}: tablemate:{{t1}}:game:{gid} holds another kind of data than a "
                                                   "game's; repair: tablemate log check {gid}"),
+    "the games index of another type, current gone": (lambda r, gid, d: (r.delete(table_key("t1", "games"), table_key("t1", "current")),
+                                                                        r.set(table_key("t1", "games"), "x")), False,
+                                                       "tablemate:{{t1}}:games holds another kind of data than the index of games"),
     "the header of another type, with the local copy": (lambda r, gid, d: (r.delete(table_key("t1", "game", gid)),
                                                                            r.rpush(table_key("t1", "game", gid), "x")), True,
                                                         "Game changed in Redis: game {gid} saved again as game "),

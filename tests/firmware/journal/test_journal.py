@@ -329,3 +329,5 @@ def test_a_games_index_of_another_type_does_not_stop_the_writes(journal):
     journal.client.set(journal.key("games"), "not a sorted set")
     journal.append("g1", 2, {"n": 2})
     assert journal.pending == 0 and not journal.offline and stored(journal, "g1") == [{"n": 1}, {"n": 2}]
+    journal.client.delete(journal.key("current"))  # and a starting table without its pointer finds no game, but starts
+    assert journal.resumable() is None and journal.games() == []
