@@ -172,3 +172,19 @@ def test_unreadable_fields_in_redis_are_mended_from_the_file_and_said(table):
     assert notice == (("Tags mended", "From local copy"), "Redis held unreadable tag 04a1b200, tag 04a1b201, enrolment place of "
                                                            f"mongols: mended from the local copy {table.file}")
     assert not table.start().take_notices()  # once
+
+
+def test_a_tag_map_key_of_another_type_is_kept_aside_and_written_again_from_the_file(table):
+    table.enrolled()
+    for key in (TAGS_KEY, ENROL_KEY, table_key("t1", "local", "tags")):
+        table.client.delete(key)
+        table.client.rpush(key, "not a hash")
+    bare = TagMap(connect(table.url), "t1")  # a command without the copy: says so, never a traceback
+    assert bare.load() == [f"{TAGS_KEY} holds a list, not the tag map: no tag is known until it is written again (a restart "
+                           "with the local copy, tablemate tags import FILE, or tablemate restore BACKUP)"]
+
+    tags = table.start()
+    assert table.stored() == (texts(TAGS), {"mongols": "17"}) and tags.get("04a1b205") == TAGS["04a1b205"]
+    assert tags.take_notices()[-1][0] == ("Tags restored", "From local copy")
+    aside = [key for key in table.client.scan_iter(match="tablemate:{t1}:*:damaged-*")]
+    assert sorted(table.client.lrange(key, 0, -1)[0] for key in aside) == ["not a hash", "not a hash"]
