@@ -38,6 +38,8 @@ AUDIT_S = 5.0
 #: attempts at one transaction while the keys it watches keep changing under it
 ATTEMPTS = 5
 BUSY = Trouble("Redis busy", "Redis busy: the game's keys kept changing during every attempt to write")
+#: the table's keys, besides the game's, that must never expire (the lease does, by design)
+LASTING = (("current",), ("games",), ("local",), ("tags",), ("enrol",), ("local", "tags"))
 
 
 def new_gid(clock: float | None = None) -> str:
@@ -569,10 +571,11 @@ class Journal:
                 self.claim()
                 self._next_refresh = now + lease.REFRESH_S
             mirror = self._active
+            full = now >= self._next_audit
+            if full:
+                self._next_audit = now + AUDIT_S
+                self._persist(mirror)
             if mirror is not None and mirror.begun:
-                full = now >= self._next_audit
-                if full:
-                    self._next_audit = now + AUDIT_S
                 if not self._audit(mirror, full):
                     self._queue.append(Op(mirror, "rewrite"))
                     self.flush()
@@ -581,6 +584,21 @@ class Journal:
             self._set_trouble(trouble(error))
             return
         self._set_trouble(None)
+
+    def _persist(self, mirror: Mirror | None) -> None:
+        """The table's lasting keys (the game's, `current`, `games`, `local`, the tag map's) given a
+        TTL by someone (EXPIRE): the TTL is removed before they vanish, logged and said."""
+        keys = [*((self.log_key(mirror.gid), self.header_key(mirror.gid)) if mirror else ()), *(self.key(*parts) for parts in LASTING)]
+        with self.client.pipeline(transaction=False) as pipe:
+            for key in keys:
+                pipe.pttl(key)
+            expiring = [key for key, ttl in zip(keys, pipe.execute()) if ttl >= 0]
+        for key in expiring:
+            self.client.persist(key)
+        if expiring:
+            detail = f"{', '.join(expiring)} had a TTL (it would have expired, and the game or the tag map with it): removed"
+            log.warning("%s", detail)
+            self.notices.append((("Redis keys had a TTL", "TTL removed"), detail))
 
     def _audit(self, mirror: Mirror, full: bool) -> bool:
         """Whether the store holds `mirror`'s game as written (`full`: every entry compared, else its

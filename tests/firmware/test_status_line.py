@@ -75,6 +75,9 @@ CASES = {
     "the games index of another type, current gone": (lambda r, gid, d: (r.delete(table_key("t1", "games"), table_key("t1", "current")),
                                                                         r.set(table_key("t1", "games"), "x")), False,
                                                        "tablemate:{{t1}}:games holds another kind of data than the index of games"),
+    "a TTL on the game's stream": (lambda r, gid, d: r.expire(table_key("t1", "game", gid, "log"), 3600), False,
+                                   "tablemate:{{t1}}:game:{gid}:log had a TTL (it would have expired, and the game or the tag map "
+                                   "with it): removed"),
     "the header of another type, with the local copy": (lambda r, gid, d: (r.delete(table_key("t1", "game", gid)),
                                                                            r.rpush(table_key("t1", "game", gid), "x")), True,
                                                         "Game changed in Redis: game {gid} saved again as game "),

@@ -263,6 +263,19 @@ def test_the_idle_check_notices_without_waiting_for_an_action(journal):
     assert stored(journal, "g1") == [{"n": 1}, {"n": 2}]
 
 
+def test_a_ttl_put_on_the_tables_lasting_keys_is_removed_by_the_idle_check_and_said(journal, caplog):
+    played(journal, 2)
+    r = journal.client
+    r.hset(journal.key("tags"), "04a1b2c3", "{}")
+    for key in (journal.log_key("g1"), journal.header_key("g1"), journal.key("current"), journal.key("tags")):
+        r.expire(key, 3600)
+    assert journal.tick(0.0)
+    assert [r.ttl(key) for key in (journal.log_key("g1"), journal.header_key("g1"), journal.key("current"), journal.key("tags"))] == [-1] * 4
+    assert journal.notices[-1][0] == ("Redis keys had a TTL", "TTL removed")
+    assert "tablemate:{t1}:game:g1:log, tablemate:{t1}:game:g1, tablemate:{t1}:current, tablemate:{t1}:tags had a TTL" in caplog.text
+    assert 0 < r.pttl(journal.lease_key) <= 15000  # the lease keeps its own
+
+
 def test_an_entry_another_writer_put_at_the_next_id_moves_the_game_to_a_new_gid(journal):
     played(journal, 2)
     foreign = {"kind": "action", "at": "1.0", "action": json.dumps({"n": "theirs"})}
