@@ -599,9 +599,8 @@ def main(argv: list[str] | None = None) -> int:
         detail = trouble(error).detail
         print(f"tablemate: the store does not answer or refuses: {detail}{'' if str(error) in detail else f' ({error})'}", file=sys.stderr)
         return 3
-    except OSError as error:  # redis-py raises its own errors for the store's connection: this is a file's
-        where = f"{error.filename}: " if error.filename else "a file could not be read or written: "
-        print(f"tablemate: {where}{error.strerror or error}", file=sys.stderr)
+    except OSError as error:  # redis-py raises its own errors for the store's connection: this is a file's (or a socket's)
+        print(f"tablemate: {f'{error.filename}: ' if error.filename else ''}{error.strerror or error}", file=sys.stderr)
         return EX_IOERR
 
 

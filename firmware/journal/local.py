@@ -61,7 +61,6 @@ class Kept:
         status, scores = parse_state(self.gid, self.state)
         record = GameRecord(gid=self.gid, status=status, scores=scores, head=dict(self.head), **identity)
         record.entries = [parse_entry(self.gid, number, fields) for number, fields in enumerate(self.entries, start=1)]
-        record.raw = [dict(fields) for fields in self.entries]
         return record
 
 
