@@ -6,7 +6,7 @@
     tablemate status [--json]                                     the current game of the table
     tablemate log export [GID]                                    a game log as JSON (header + actions)
     tablemate log check [GID]                                     every damaged entry of a game (all games)
-    tablemate log repair GID --truncate-at ENTRY                  cut a damaged game back, keeping a backup
+    tablemate log repair GID [--truncate-at ENTRY]                cut a damaged game back, or mend its header, keeping a backup
     tablemate replay FILE [--json]                                the scores of a game log file
     tablemate tags list | export FILE | import FILE | forget UID  the enrolled tag map
     tablemate players add NAME | list | rename NAME NEW | forget NAME   player cards
@@ -23,8 +23,9 @@
 Every command finds its profile the same way (firmware.config.find_profile): --config, else
 $TABLEMATE_CONFIG, else /etc/tablemate/pi.toml when it exists, else the clone's config/desktop.toml.
 Exit status: 0 done; 1 `log check` found damage; 2 bad input or a damaged game (the message says
-which, and the command that deals with it); 3 the store does not answer or refuses; 78 (EX_CONFIG) a
-bad profile, which the service unit does not restart on.
+which, and the command that deals with it); 3 the store does not answer or refuses; 74 (EX_IOERR) a
+file could not be read or written (the message names it and why); 78 (EX_CONFIG) a bad profile,
+which the service unit does not restart on.
 """
 
 import argparse
@@ -41,12 +42,14 @@ from .boards import BoardFileError, Boards
 from .club.players import MAX_NAME, BadPlayer, Players
 from .config import ProfileError, find_profile, load_profile
 from .enrolment import Summary
-from .journal import STORE_ERRORS, CorruptJournal, Journal, NoSuchGame, Refused, trouble
+from .journal import CorruptJournal, Journal, NoSuchGame, Refused, trouble
 from .journal.check import RepairRefused, examine, repair
+from .journal.local import Kept, LocalCopy
 from .session import Session
 from .store import KeyClash, choose, connect, migrate_keys, url_problem
 from .tagmap import TagMap
 
+EX_IOERR = 74
 EX_CONFIG = 78
 
 
@@ -122,14 +125,25 @@ def _web(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
+    """The game the table resumes at its start: `current`, else the newest game, or the local copy's
+    when Redis lacks it or some of its entries (FLUSHALL, a new server, an outage); a note says so."""
     profile, store, journal, tags = _store(args)
-    gid = journal.current()
+    gid = journal.resumable()
     tags.load()
     summary: dict = {"table": profile.table.id, "store": store.url, "games": len(journal.games()), "tags": len(tags.items())}
-    if store.note:
-        summary["note"] = store.note
-    if gid is not None:
+    kept, held = _held_locally(profile, store, journal)
+    notes = [store.note] if store.note else []
+    if held:
+        notes.append(("the store is empty, but " if summary["games"] == 0 else "") + held)
+    if notes:
+        summary["note"] = "; ".join(notes)
+    session = None
+    if kept is not None and gid in (None, kept.gid):  # the table resumes the local copy's: Redis lacks some of it
+        gid, session = kept.gid, Session.from_record(journal, kept.record())
+        summary["from"] = "local copy"
+    elif gid is not None:
         session = Session.recover(journal, gid)
+    if session is not None:
         game, state = session.game, session.state
         summary["game"] = {
             "gid": gid,
@@ -145,18 +159,41 @@ def _status(args: argparse.Namespace) -> int:
         print(json.dumps(summary, ensure_ascii=False))
         return 0
     print(f"table {summary['table']} on {summary['store']}: {summary['games']} games, {summary['tags']} tags enrolled")
-    if store.note:
-        print(f"note: {store.note}")
-    if gid is None:
+    for note in notes:
+        print(f"note: {note}")
+    if session is None:
         print("no game in progress")
     else:
-        print(report.standing(game, state, f"{game.title} ({gid}), {session.entries} journal entries"))
+        where = " in the local copy" if summary.get("from") else ""
+        print(report.standing(game, state, f"{game.title} ({gid}), {session.entries} journal entries{where}"))
     return 0
+
+
+def _held_locally(profile, store, journal: Journal) -> tuple[Kept | None, str]:
+    """The local copy's game in progress when Redis lacks it or some of its entries, and a sentence
+    that says so (None, "": Redis holds it all, or there is no local copy)."""
+    directory = profile.store.copy_dir(store.url)
+    if directory is None:
+        return None, ""
+    copy = LocalCopy(directory, profile.table.id)
+    try:
+        found = copy.load(aside=False)
+    except OSError as error:
+        return None, f"the local copy {copy.path} cannot be read ({error.strerror or error})"
+    damage = f"the local copy {copy.path} is damaged at {found.damage} (the table keeps it aside at its next start)" if found.damage else ""
+    game = next((kept for kept in found.games if kept.gid == found.active), None)
+    stored = journal.lengths([game.gid])[0] if game is not None and journal.client.exists(journal.log_key(game.gid)) else None
+    if game is None or stored is not None and stored >= len(game.entries):
+        return None, damage
+    lacks = "which Redis lacks" if stored is None else f"of which Redis holds {stored}"
+    return game, "; ".join(filter(None, (damage, (
+        f"the local copy {copy.path} holds game {game.gid} with {len(game.entries)} entries, {lacks}: the table writes "
+        "them to Redis at its next start (sudo systemctl restart tablemate), or as soon as Redis takes writes while it runs"))))
 
 
 def _log_export(args: argparse.Namespace) -> int:
     _, _, journal, _ = _store(args)
-    gid = args.gid or journal.current()
+    gid = args.gid or journal.resumable()
     if gid is None:
         print("tablemate: no game to export", file=sys.stderr)
         return 2
@@ -168,7 +205,7 @@ def _log_export(args: argparse.Namespace) -> int:
     log = gamelog.GameLog(record.game, record.players, record.options, record.actions)
     text = json.dumps(log.to_json(), indent=1, ensure_ascii=False)
     if args.output:
-        Path(args.output).write_text(text + "\n", encoding="utf-8")
+        _write_text(Path(args.output), text + "\n")
         print(f"{record.game} game {gid} ({len(record.actions)} actions) written to {args.output}")
     else:
         print(text)
@@ -189,8 +226,18 @@ def _log_check(args: argparse.Namespace) -> int:
 
 def _log_repair(args: argparse.Namespace) -> int:
     _, _, journal, _ = _kept_store(args)
-    print("\n".join(repair(journal, args.gid, _entry_number(args.truncate_at), Path(args.backup_dir))))
+    truncate_at = None if args.truncate_at is None else _entry_number(args.truncate_at)
+    print("\n".join(repair(journal, args.gid, truncate_at, Path(args.backup_dir))))
     return 0
+
+
+def _write_text(path: Path, text: str) -> None:
+    """`text` into `path`; a disk error names the file (a full disk's has no name of its own)."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        error.filename = error.filename or str(path)
+        raise
 
 
 def _entry_number(text: str) -> int:
@@ -294,7 +341,7 @@ def _tags_list(args: argparse.Namespace) -> int:
 def _tags_export(args: argparse.Namespace) -> int:
     profile, _, _, tags = _store(args)
     tags.load()
-    Path(args.file).write_text(tagfile.export_text(tags.items(), profile.table.id), encoding="utf-8")
+    _write_text(Path(args.file), tagfile.export_text(tags.items(), profile.table.id))
     print(f"{len(tags.items())} tags written to {args.file}")
     return 0
 
@@ -459,8 +506,9 @@ def parser() -> argparse.ArgumentParser:
     mend = log.add_parser("repair", help="cut a damaged game back to before an entry, after keeping a backup")
     _config_option(mend)
     mend.add_argument("gid")
-    mend.add_argument("--truncate-at", required=True, metavar="ENTRY", help="the first entry to remove (as `log check` says)")
-    mend.add_argument("--backup-dir", default=".", help="where the JSON backup file goes (default: this directory)")
+    mend.add_argument("--truncate-at", metavar="ENTRY", help="the first entry to remove (as `log check` says); without it "
+                                                           "every entry is kept and only a damaged header is mended")
+    mend.add_argument("--backup-dir", default=".", help="where the JSON backup file goes, made when missing (default: this directory)")
     mend.set_defaults(run=_log_repair)
     replay = command("replay", _replay, "print the scores of a game log file", profile=False)
     replay.add_argument("file")
@@ -547,10 +595,13 @@ def main(argv: list[str] | None = None) -> int:
             backup.BadBackup, backup.RestoreFailed, BadPlayer, KeyClash) as error:
         print(f"tablemate: {error}", file=sys.stderr)
         return 2
-    except (Refused, *STORE_ERRORS) as error:
+    except (Refused, redis.RedisError) as error:
         detail = trouble(error).detail
         print(f"tablemate: the store does not answer or refuses: {detail}{'' if str(error) in detail else f' ({error})'}", file=sys.stderr)
         return 3
+    except OSError as error:  # redis-py raises its own errors for the store's connection: this is a file's (or a socket's)
+        print(f"tablemate: {f'{error.filename}: ' if error.filename else ''}{error.strerror or error}", file=sys.stderr)
+        return EX_IOERR
 
 
 if __name__ == "__main__":

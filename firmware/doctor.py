@@ -32,7 +32,7 @@ from drivers.readers import ReaderError, open_readers
 from .config import Profile
 from .journal import OUTAGE, Journal
 from .journal.health import problems
-from .journal.lease import describe
+from .journal.lease import describe, stale
 from .store import choose, connect
 
 HARDWARE_GROUPS = ("gpio", "spi", "i2c")
@@ -68,8 +68,10 @@ def check_store(profile: Profile) -> list[Finding]:
     elif not profile.store.require_aof:
         findings.append(Finding(True, "the profile does not require Redis's append-only file ([store] require_aof)"))
     table = profile.table.id
-    findings.append(Finding(True, f"writer lease of table {table}: " + (
-        f"held by {describe(holder)} for {ttl:.0f} s more" if holder else f"free (no tablemate writes table {table} now)")))
+    why = stale(holder, ttl) if holder else None if ttl == -2 else "the key holds another kind of data than a writer's name"
+    findings.append(Finding(why is None, f"writer lease of table {table}: " + (
+        f"stale: {why}; the table takes it over at its next write" if why else
+        f"held by {describe(holder)} for {ttl / 1000:.0f} s more" if holder else f"free (no tablemate writes table {table} now)")))
     return findings
 
 

@@ -3,10 +3,14 @@
 Kept in memory after loading, so taps are recognised while the store is away; every change is
 written through to Redis at once, and to the local copy first when the profile keeps one
 ([store] local_dir: firmware/journal/tagcopy.py), so a Redis that lost the map gets it back.
+A hash key that holds another type of data holds no field: load() says no tag is known, and the
+next write of that hash (the local copy's at start, an import) first keeps the key aside as
+`<key>:damaged-<time>`.
 """
 
 import json
 import logging
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -14,6 +18,7 @@ from typing import Any, Callable
 import redis
 
 from .journal.core import transact
+from .journal.refusal import is_wrong_type
 from .journal.tagcopy import HASHES, NO_COPY, Hashes, Held, TagCopy, marker_key
 from .store import table_key
 
@@ -67,8 +72,17 @@ class TagMap:
         self.notices: list[tuple[tuple[str, ...], str]] = []
 
     def load(self) -> list[str]:
-        """Read the whole map from Redis; returns the problems with entries that were skipped."""
-        self._entries, problems = _parse(self.client.hgetall(self.key))
+        """Read the whole map from Redis; returns the problems with entries that were skipped (all of
+        them when the key holds another type of data: no tag is known)."""
+        try:
+            stored = self.client.hgetall(self.key)
+        except redis.ResponseError as error:
+            if not is_wrong_type(error):
+                raise
+            self._entries = {}
+            return [f"{self.key} holds a {self.client.type(self.key)}, not the tag map: no tag is known until it is written again "
+                    "(a restart with the local copy, tablemate tags import FILE, or tablemate restore BACKUP)"]
+        self._entries, problems = _parse(stored)
         return problems
 
     def get(self, uid: str) -> TagEntry | None:
@@ -135,27 +149,61 @@ class TagMap:
         return transact(self.client, (*self.keys.values(), self.marker), lambda pipe: self._write(pipe, change, boot))
 
     def _write(self, pipe: redis.client.Pipeline, change: Callable[[Hashes], None] | None, boot: bool) -> list[str]:
-        stored = {name: pipe.hgetall(key) for name, key in self.keys.items()}
-        marker = pipe.get(self.marker)
+        stored, foreign = {}, []
+        for name, key in self.keys.items():
+            try:
+                stored[name] = pipe.hgetall(key)
+            except redis.ResponseError as error:  # a key of another type holds no field: written, it is kept aside first
+                if not is_wrong_type(error):
+                    raise
+                stored[name] = {}
+                foreign.append(name)
+        (marker,) = pipe.execute_command("MGET", self.marker)  # None for a key of another type too (SET replaces it)
         held = self.local.held() if self.local is not None else None
         restored = held.restores(stored, marker, boot) if held is not None else []
         hashes = {name: dict(held.hashes[name] if name in restored else stored[name]) for name in HASHES}
+        mended = self._mend(hashes, held) if self.local is not None else []
         if change is not None:
             change(hashes)
-        version = self.local.ahead(held, hashes, marker) if self.local is not None else None
+        version = self.local.ahead(held, self.local.readable(hashes), marker) if self.local is not None else None
         pipe.multi()
         for name, key in self.keys.items():
             gone = [field for field in stored[name] if field not in hashes[name]]
             if gone:
                 pipe.hdel(key, *gone)
             changed = {field: value for field, value in hashes[name].items() if stored[name].get(field) != value}
+            if changed and name in foreign:
+                aside = f"{key}:damaged-{time.strftime('%Y%m%d-%H%M%S')}"
+                log.warning("%s holds another kind of data than its hash: renamed %s, and written again", key, aside)
+                pipe.execute_command("RENAME", key, aside)  # as a command: see firmware.journal.core._mget
             if changed:
                 pipe.hset(key, mapping=changed)
         pipe.set(self.marker, version or NO_COPY)
         pipe.execute()
         if restored:
             self._restored(held, restored)
+        if mended:
+            self._mended(hashes, mended)
         return restored
+
+    def _mend(self, hashes: Hashes, held: Held | None) -> list[tuple[str, str]]:
+        """Replace the unreadable fields of `hashes` (as Redis holds them) by the local copy's readable
+        ones of the same name: the (hash, field) pairs mended. Those the copy lacks stay as they are."""
+        unreadable = [(name, key) for name in HASHES for key, text in sorted(hashes[name].items()) if self.local.problem(name, key, text)]
+        mended = [(name, key) for name, key in unreadable if held is not None and key in held.hashes[name]]
+        for name, key in mended:
+            hashes[name][key] = held.hashes[name][key]
+        left = [f"{name} {key}" for name, key in unreadable if (name, key) not in mended]
+        if left:
+            log.warning("Redis holds unreadable fields the local copy %s cannot mend (it goes without them): %s", self.local.path,
+                        ", ".join(left))
+        return mended
+
+    def _mended(self, hashes: Hashes, mended: list[tuple[str, str]]) -> None:
+        self._entries.update(_parse({key: hashes["tags"][key] for name, key in mended if name == "tags"})[0])
+        what = ", ".join(f"{'tag' if name == 'tags' else 'enrolment place of'} {key}" for name, key in mended)
+        log.warning("Redis held unreadable fields of the tag map: %s; mended from the local copy %s", what, self.local.path)
+        self.notices.append((("Tags mended", "From local copy"), f"Redis held unreadable {what}: mended from the local copy {self.local.path}"))
 
     def _restored(self, held: Held, restored: list[str]) -> None:
         if "tags" in restored:

@@ -21,8 +21,8 @@ def check(profile: Profile) -> list[tuple[bool, str]]:
         return [(False, f"{where}: {club_trouble(error)} (the table plays on, and copies once this is fixed; "
                         "tablemate club-acl prints the club's ACL line for this table)")]
     found = [(True, f"{where}: the club takes this table's login")]
-    if holder is not None and not lease.takeable(holder, lease.this_process()):
-        found.append((True, f"{where}: {lease.describe(holder)} copies under this name now ({ttl or 0:.0f} s more); "
+    if holder is not None and not lease.takeable(holder, ttl, lease.this_process()):
+        found.append((True, f"{where}: {lease.describe(holder)} copies under this name now ({max(ttl, 0) / 1000:.0f} s more); "
                             "if that is not this table, two tables share one name: give one of them another [club] table"))
     source = Journal(connect(profile.store.url), profile.table.id)
     try:

@@ -206,8 +206,8 @@ class Uplink:
         def take(r: redis.Redis) -> None:
             with r.pipeline(transaction=True) as pipe:
                 pipe.watch(key)
-                holder = pipe.get(key)
-                if not lease.takeable(holder, self.me):
+                (holder,) = pipe.execute_command("MGET", key)  # None for a key of another type: taken over
+                if not lease.takeable(holder, pipe.pttl(key), self.me):
                     raise ClubTrouble(f"Club: {self.club.table} taken",
                                       f"another table uplinks to the club as {self.club.table!r}: {lease.describe(holder)} "
                                       f"holds its lease; give one of them another [club] table name")

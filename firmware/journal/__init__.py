@@ -58,8 +58,9 @@ Either way the table flashes what happened ("Game gone from Redis / Game saved a
 table writes as home / Saved as new game <gid>"), and the log says it.
 
 Noticed when: at the next write, and, while the table is idle, every CHECK_S seconds (the signs:
-lease, length, top entry, header, current) and every AUDIT_S seconds (every entry compared). The
-idle check also renews the lease. An entry damaged and the appliance killed before it noticed is
+lease, length, top entry, header, current) and every AUDIT_S seconds (every entry compared; and a
+TTL someone put on a key that must last, the game's, `current`, `games`, `local`, the tag map's, is
+removed before the key expires, and said). The idle check also renews the lease. An entry damaged and the appliance killed before it noticed is
 found at the next start by the local copy (below; the game moves to a new gid), else left for
 `tablemate log check` / `log repair` (check.py).
 
@@ -71,12 +72,14 @@ Redis is down or refuses writes (the "!" badge) loses nothing.
 - It holds the games the journal holds: the current one, and an older one while its writes wait. It
   is compacted (written whole from memory to a temporary file, synced, renamed over the file, the
   directory synced) at start, when a game is recovered, and once older games are all in Redis.
-- Whole or not: its first line holds a token. While the file holds every write this process made,
-  every write transaction (and the lease's renewal, and the end of the start below) sets `local` to
-  that token; every write transaction of a process that keeps no local copy, or whose copy failed,
-  deletes `local` (no local_dir, a full disk, `tablemate restore`). So the file is whole (it
-  holds every write made to the table) when its token is the one in `local`. A file left by a run
-  whose local copy failed, an older SD card image, another appliance's, one read after FLUSHALL is not.
+- Whole or not: its first line holds a token, and its records are counted. While the file holds
+  every write this process made, every write transaction (and the lease's renewal, and the end of
+  the start below) sets `local` to "token count"; every write transaction of a process that keeps no
+  local copy, or whose copy failed, deletes `local` (no local_dir, a full disk, `tablemate
+  restore`). So the file is whole (it holds every write made to the table) when its token is the one
+  in `local` and it holds at least as many records. A file left by a run whose local copy failed, an
+  older SD card image, another appliance's, one read after FLUSHALL is not; nor is one cut short on
+  the disk (truncated, even at a line's end): the players are told ("Local copy cut short").
 - At start (Table.boot, once the lease is ours, before the game is recovered; while Redis does not
   answer the boot waits, and this runs once it does) each game of the file is compared with every
   entry Redis holds of it, and the running journal's own writes (above) make the store right:

@@ -5,11 +5,16 @@ A check reads the header (entry 0-1 and the hash), every entry (its id, its kind
 replays the actions through the game's engine up to the first damaged entry: later entries depend on
 the ones before, so the rules cannot judge them once one is damaged (their form still is checked).
 
-A repair keeps a copy of the game first, as a JSON file and under new Redis keys
-(`game:{gid}:backup:{stamp}:log` and `game:{gid}:backup:{stamp}`), then, in one transaction watched
-against any other write, rebuilds the stream with the header entry and entries 1 .. N-1, and writes
-the header hash (status playing, a `repaired` note). A table halted on the game finds it readable
-again within a few seconds and plays on from there.
+A repair keeps a copy of the game first, as a JSON file (its directory made when missing) and under
+new Redis keys (`game:{gid}:backup:{stamp}:log` and `game:{gid}:backup:{stamp}`, copied whatever
+they hold), then, in one transaction watched against any other write, rebuilds the stream with the
+header entry and entries 1 .. N-1, and writes the header hash again (status playing, the fork notes
+it had, a `repaired` note). The header comes from the part of it that names the game (entry 0-1,
+else the hash), so a game whose only damage is in its header (the hash unreadable or of another
+type, entry 0-1 unreadable, the two disagreeing, its entries gone) is repaired keeping every entry:
+`--truncate-at` is then not needed. A table halted on the game finds it readable again within a
+few seconds and plays on from there. A backup that cannot be written is a disk error (the file named,
+nothing repaired).
 """
 
 import json
@@ -23,7 +28,7 @@ import engines
 
 from ..session import replay
 from .core import Journal
-from .records import HEAD_ID, CorruptJournal, NoSuchGame, head_fields, parse_identity, parse_state, scan
+from .records import HEAD_ID, CorruptJournal, NoSuchGame, gone, head_fields, parse_identity, parse_state, scan
 from .refusal import is_wrong_type
 
 
@@ -36,6 +41,9 @@ class Damage:
     #: the entry's number, None for the header
     entry: int | None
     reason: str
+    #: a header damage a repair mends (rebuilding the header from the part that names the game);
+    #: False: the game it names is refused (unknown, or its set-up)
+    mendable: bool = True
 
 
 @dataclass
@@ -63,6 +71,8 @@ class Report:
         first = self.first_damaged
         if first is not None and self.identity is not None:
             lines.append(f"  repair: tablemate log repair {self.gid} --truncate-at {first} (keeps entries 1-{first - 1})")
+        elif self.identity is not None and self.damages and all(d.mendable for d in self.damages):
+            lines.append(f"  repair: tablemate log repair {self.gid} (rebuilds the header, keeps every entry)")
         if not self.damages:
             lines.append("  ok: every entry is readable and the rules accept every action")
         return lines
@@ -110,7 +120,9 @@ def _identity(report: Report, head: dict | None) -> dict | None:
             identities[where] = parse_identity(report.gid, fields, where)
         except CorruptJournal as error:
             report.damages.append(Damage(None, error.reason))
-    if head is None and report.header:
+    if report.header and not report.stream and not report.damages:
+        report.damages.append(Damage(None, gone(report.header)))
+    elif head is None and report.header:
         report.notes.append("no header entry 0-1 (a game stored before it existed): the hash alone names the game")
     if not report.header and head is not None:
         report.notes.append("the header hash is missing: the table writes it again from entry 0-1")
@@ -139,23 +151,34 @@ def _replay(report: Report, found: list[tuple[int, str, dict | None]]) -> None:
         replay(report.gid, identity["game"], identity["players"], identity["options"],
                [entry for entry in found if first is None or entry[0] < first])
     except CorruptJournal as refused:
-        report.damages.append(Damage(refused.entry, refused.reason.removeprefix(f"entry {refused.entry}-0 ")))
+        report.damages.append(Damage(refused.entry, refused.reason.removeprefix(f"entry {refused.entry}-0 "), refused.entry is not None))
     first = report.first_damaged
     if first is not None and any(number > first for number, _, _ in found):
         report.notes.append(f"entries after {first}-0 are not judged by the rules: each depends on the ones before")
 
 
-def repair(journal: Journal, gid: str, truncate_at: int, backup_dir: Path) -> list[str]:
-    """Cut game `gid` back to entries 1 .. truncate_at - 1, after keeping a backup; what was done, in words."""
+def repair(journal: Journal, gid: str, truncate_at: int | None, backup_dir: Path) -> list[str]:
+    """Cut game `gid` back to entries 1 .. truncate_at - 1 (None: keep every entry, when only its
+    header is damaged) and rebuild its header, after keeping a backup; what was done, in words."""
     report = examine(journal, gid)
-    first = report.first_damaged
+    first, entries = report.first_damaged, report.entries
+    header = [damage for damage in report.damages if damage.entry is None]
     if report.identity is None:
         raise RepairRefused(f"game {gid}: its header is unreadable, and cutting entries cannot mend that: "
                             f"see tablemate log check {gid}")
-    if first is None:
-        raise RepairRefused(f"game {gid}: no entry is damaged, nothing to repair (tablemate log check {gid})")
-    if not 1 <= truncate_at <= first:
+    refused = next((damage for damage in header if not damage.mendable), None)
+    if refused is not None:
+        raise RepairRefused(f"game {gid}: {refused.reason}: no repair mends that (tablemate log check {gid})")
+    if first is None and not header:
+        raise RepairRefused(f"game {gid}: no entry is damaged and its header is whole, nothing to repair (tablemate log check {gid})")
+    if truncate_at is None and first is not None:
+        raise RepairRefused(f"game {gid}: entry {first}-0 is damaged: give --truncate-at {first} (keeps entries 1-{first - 1}), "
+                            f"as tablemate log check {gid} says")
+    truncate_at = entries + 1 if truncate_at is None else truncate_at
+    if first is not None and not 1 <= truncate_at <= first:
         raise RepairRefused(f"game {gid}: entry {first}-0 is the first damaged one: truncate at {first} or before (1 at least)")
+    if not 1 <= truncate_at <= entries + 1:
+        raise RepairRefused(f"game {gid}: it has {entries} entries: truncate at {entries + 1} (keeps them all) or before (1 at least)")
     stamp = time.strftime("%Y%m%d-%H%M%S")
     backup_key = journal.key("game", gid, "backup", stamp)
     file = backup_dir / f"tablemate-{journal.table}-{gid}-{stamp}.json"
@@ -163,31 +186,58 @@ def repair(journal: Journal, gid: str, truncate_at: int, backup_dir: Path) -> li
     identity = report.identity
     head = head_fields(identity["game"], identity["players"], identity["options"], identity["created"], identity["hints"],
                        identity["cards"])
-    note = f"{stamp}: truncated at entry {truncate_at}-0; the stream before it is in {backup_key}:log and {file}"
+    done = f"truncated at entry {truncate_at}-0" if truncate_at <= entries else "header rebuilt, every entry kept"
+    note = f"{stamp}: {done}; the game before it is in {backup_key}:log and {file}"
+    notes = {key: report.header[key] for key in ("forked_from", "forked_to", "fork_reason") if key in report.header}
+    log_key, header_key = journal.log_key(gid), journal.header_key(gid)
+    _backup_file(file, lambda: backup_dir.mkdir(parents=True, exist_ok=True))
 
     def rebuild(pipe: redis.client.Pipeline) -> None:
-        if pipe.xrange(journal.log_key(gid)) != report.stream or pipe.hgetall(journal.header_key(gid)) != report.header:
+        if _stored(pipe.xrange, log_key, []) != report.stream or _stored(pipe.hgetall, header_key, {}) != report.header:
             raise RepairRefused(f"game {gid} changed while it was being repaired (a table writes it?): run the repair again")
-        file.write_text(json.dumps({"table": journal.table, "gid": gid, "saved": stamp, "key": f"{backup_key}:log",
-                                    "header": report.header, "stream": report.stream}, indent=1, ensure_ascii=False) + "\n",
-                        encoding="utf-8")
+        text = json.dumps({"table": journal.table, "gid": gid, "saved": stamp, "key": f"{backup_key}:log",
+                           "header": report.header, "stream": report.stream}, indent=1, ensure_ascii=False) + "\n"
+        _backup_file(file, lambda: file.write_text(text, encoding="utf-8"))
         pipe.multi()
-        pipe.copy(journal.log_key(gid), f"{backup_key}:log")
-        if report.header:
-            pipe.copy(journal.header_key(gid), backup_key)
-        pipe.delete(journal.log_key(gid))
-        pipe.xadd(journal.log_key(gid), head, id=HEAD_ID)
+        pipe.copy(log_key, f"{backup_key}:log")
+        pipe.copy(header_key, backup_key)
+        pipe.delete(log_key, header_key)
+        pipe.xadd(log_key, head, id=HEAD_ID)
         for entry_id, fields in keep:
-            pipe.xadd(journal.log_key(gid), fields, id=entry_id, nomkstream=True)
-        header = {k: v for k, v in head.items() if k != "kind"}
-        pipe.hset(journal.header_key(gid), mapping={**header, "status": "playing", "scores": "", "repaired": note})
+            pipe.xadd(log_key, fields, id=entry_id, nomkstream=True)
+        fields = {k: v for k, v in head.items() if k != "kind"}
+        pipe.hset(header_key, mapping={**fields, "status": "playing", "scores": "", **notes, "repaired": note})
         pipe.zadd(journal.key("games"), {gid: identity["created"]})
         pipe.execute()
 
-    journal.transact((journal.log_key(gid), journal.header_key(gid)), rebuild)
+    journal.transact((log_key, header_key), rebuild)
     holder, _ = journal.holder()
-    lines = [f"game {gid}: kept entries 1-{truncate_at - 1}, removed {report.entries - len(keep)} from {truncate_at}-0 on",
-             f"backup: Redis key {backup_key}:log (and {backup_key}), file {file}"]
+    if truncate_at <= entries:
+        lines = [f"game {gid}: kept entries 1-{truncate_at - 1}, removed {entries - len(keep)} from {truncate_at}-0 on"]
+    else:
+        lines = [f"game {gid}: header rebuilt, every entry kept ({entries})"]
+    lines += [f"  header: {damage.reason}: mended" for damage in header]
+    lines.append(f"backup: Redis key {backup_key}:log (and {backup_key}), file {file}")
     if holder is not None:
         lines.append("a table writes this table now: if it is halted on this game, it plays on from here within seconds")
     return lines
+
+
+def _stored(read, key: str, empty):
+    """read(key), or `empty` when the key holds another type of data (examine noted it)."""
+    try:
+        return read(key)
+    except redis.ResponseError as error:
+        if not is_wrong_type(error):
+            raise
+        return empty
+
+
+def _backup_file(file: Path, write) -> None:
+    """write() the backup file (or make its directory): a disk error names the file, and says that
+    nothing was repaired (the CLI reports it as a file error, not as the store's)."""
+    try:
+        write()
+    except OSError as error:
+        raise OSError(error.errno, f"the backup could not be written, so nothing was repaired: {error.strerror or error}",
+                      str(file)) from None

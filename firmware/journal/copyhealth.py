@@ -81,10 +81,13 @@ def _holds(games: Found, tags: Held | None, *paths: Path) -> str:
 def _agreement(journal: Journal, games: Found, tags: Held | None) -> list[tuple[bool, str]]:
     """Whether Redis vouches for the files, and holds the current game as the file does."""
     found = []
-    token, marker, current = journal.client.get(journal.local_key), journal.client.get(marker_key(journal.table)), journal.current()
-    if games.token is not None and token != games.token:
+    mark, marker, current = journal.client.get(journal.local_key), journal.client.get(marker_key(journal.table)), journal.current()
+    if games.token is not None and (mark or "").partition(" ")[0] != games.token:
         found.append((False, "local copy of the games: Redis does not vouch for it (its `local` token is not the file's: a run "
                              f"without the copy, `tablemate restore` or a Redis that lost its keys wrote since); fix: {RESTART}"))
+    elif games.cut_short(mark):
+        found.append((False, f"local copy of the games: it lacks its last {games.cut_short(mark)} records (cut short on the disk, "
+                             f"or an older copy put back): Redis's games stand where they hold more; fix: {RESTART}"))
     if tags is not None and marker != tags.version:
         found.append((False, "local copy of the tag map: Redis does not vouch for it (`local:tags` is not the file's version: a "
                              f"change made without the copy, or a Redis that lost its keys); fix: {RESTART}"))

@@ -21,6 +21,7 @@ from .records import (
     NoSuchGame,
     entry_fields,
     entry_number,
+    gone,
     head_fields,
     parse_identity,
     parse_state,
@@ -37,6 +38,8 @@ AUDIT_S = 5.0
 #: attempts at one transaction while the keys it watches keep changing under it
 ATTEMPTS = 5
 BUSY = Trouble("Redis busy", "Redis busy: the game's keys kept changing during every attempt to write")
+#: the table's keys, besides the game's, that must never expire (the lease does, by design)
+LASTING = (("current",), ("games",), ("local",), ("tags",), ("enrol",), ("local", "tags"))
 
 
 def new_gid(clock: float | None = None) -> str:
@@ -150,6 +153,8 @@ class Journal:
         self._active: Mirror | None = None
         self._queue: list[Op] = []
         self._next_check = self._next_audit = self._next_refresh = float("-inf")
+        #: the last stale lease value taken over (said once)
+        self._stale: str | None = None
 
     # -- keys ------------------------------------------------------------------------------------
 
@@ -192,11 +197,11 @@ class Journal:
         """Take the table's writer lease (at boot). Refused when another process holds it; a store
         error when Redis does not answer or refuses the write."""
         def take(pipe: redis.client.Pipeline) -> None:
-            self._may_write(pipe.get(self.lease_key))
+            self._may_write(pipe, _mget(pipe, self.lease_key)[0])
             pipe.multi()
             pipe.set(self.lease_key, self.me.text, px=int(lease.TTL_S * 1000))
             if self._vouched():
-                pipe.set(self.local_key, self.local.token)
+                pipe.set(self.local_key, self.local.mark)
             pipe.execute()
 
         self.transact((self.lease_key,), take)
@@ -204,7 +209,7 @@ class Journal:
     def release(self) -> None:
         """Give the lease up (a clean stop), so the next run need not wait for it to expire."""
         def give_up(pipe: redis.client.Pipeline) -> None:
-            if pipe.get(self.lease_key) == self.me.text:
+            if _mget(pipe, self.lease_key)[0] == self.me.text:
                 pipe.multi()
                 pipe.delete(self.lease_key)
                 pipe.execute()
@@ -215,18 +220,38 @@ class Journal:
             log.warning("the writer lease was not released (%s): the next run takes it over or waits %.0f s",
                         trouble(error).detail, lease.TTL_S)
 
-    def holder(self) -> tuple[str | None, float | None]:
-        """The lease's value and the seconds it still lasts (doctor)."""
+    def holder(self) -> tuple[str | None, int]:
+        """The lease's value (None: free, or a key of another type) and its PTTL in milliseconds
+        (-2: no key, -1: no TTL) (doctor)."""
         with self.client.pipeline(transaction=False) as pipe:
-            pipe.get(self.lease_key)
+            pipe.execute_command("MGET", self.lease_key)
             pipe.pttl(self.lease_key)
-            value, ttl = pipe.execute()
-        return value, ttl / 1000 if ttl and ttl > 0 else None
+            (value,), ttl = pipe.execute()
+        return value, ttl
 
-    def _may_write(self, value: str | None) -> None:
-        if not lease.takeable(value, self.me):
+    def _may_write(self, r: redis.Redis | redis.client.Pipeline, value: str | None) -> None:
+        """Refused (LeaseHeld) while another live process holds the lease, read as `value` (MGET:
+        None for a key of another type); a stale lease is taken over, and said once."""
+        if value == self.me.text:
+            return
+        if value is None:
+            if r.exists(self.lease_key):
+                self._stale_lease(f"a {r.type(self.lease_key)}", "the key holds another kind of data than a writer's name")
+            return
+        ttl = r.pttl(self.lease_key)
+        if not lease.takeable(value, ttl, self.me):
             raise LeaseHeld(Trouble(f"Another table writes as {self.table}",
                                     f"another table writes as {self.table}: {lease.describe(value)} holds its writer lease"))
+        why = lease.stale(value, ttl)
+        if why:
+            self._stale_lease(value, why)
+
+    def _stale_lease(self, value: str, why: str) -> None:
+        """A stale lease is overwritten by the next write: logged and shown once per value."""
+        if value != self._stale:
+            self._stale = value
+            log.warning("the writer lease %s was stale (%s): taken over", self.lease_key, why)
+            self.notices.append((("Writer lease was stale", "Taken over"), f"the writer lease was stale ({why}): taken over"))
 
     # -- writes ----------------------------------------------------------------------------------
 
@@ -357,7 +382,7 @@ class Journal:
     def _look(self, r: redis.Redis, mirror: Mirror) -> Seen:
         """What the store holds of `mirror`'s game; Refused when another process holds the lease."""
         holder, current = _mget(r, self.lease_key, self.key("current"))
-        self._may_write(holder)
+        self._may_write(r, holder)
         try:
             info = self._stream_info(r, self.log_key(mirror.gid))
             header = r.hgetall(self.header_key(mirror.gid))
@@ -448,7 +473,7 @@ class Journal:
         holding another type) is logged, never a reason to write the game again."""
         pipe.set(self.lease_key, self.me.text, px=int(lease.TTL_S * 1000))
         if self._vouched():
-            pipe.set(self.local_key, self.local.token)
+            pipe.set(self.local_key, self.local.mark)
         else:
             pipe.delete(self.local_key)
         pipe.execute_command("PUBLISH", self.key("updates"), json.dumps(update))  # see _mget
@@ -481,8 +506,7 @@ class Journal:
         old = mirror.gid
 
         def write(pipe: redis.client.Pipeline) -> str:
-            holder, _ = _mget(pipe, self.lease_key, self.key("current"))
-            self._may_write(holder)
+            self._may_write(pipe, _mget(pipe, self.lease_key)[0])
             try:
                 stored = pipe.xrange(self.log_key(old))
                 header = pipe.hgetall(self.header_key(old))
@@ -547,10 +571,11 @@ class Journal:
                 self.claim()
                 self._next_refresh = now + lease.REFRESH_S
             mirror = self._active
+            full = now >= self._next_audit
+            if full:
+                self._next_audit = now + AUDIT_S
+                self._persist(mirror)
             if mirror is not None and mirror.begun:
-                full = now >= self._next_audit
-                if full:
-                    self._next_audit = now + AUDIT_S
                 if not self._audit(mirror, full):
                     self._queue.append(Op(mirror, "rewrite"))
                     self.flush()
@@ -559,6 +584,21 @@ class Journal:
             self._set_trouble(trouble(error))
             return
         self._set_trouble(None)
+
+    def _persist(self, mirror: Mirror | None) -> None:
+        """The table's lasting keys (the game's, `current`, `games`, `local`, the tag map's) given a
+        TTL by someone (EXPIRE): the TTL is removed before they vanish, logged and said."""
+        keys = [*((self.log_key(mirror.gid), self.header_key(mirror.gid)) if mirror else ()), *(self.key(*parts) for parts in LASTING)]
+        with self.client.pipeline(transaction=False) as pipe:
+            for key in keys:
+                pipe.pttl(key)
+            expiring = [key for key, ttl in zip(keys, pipe.execute()) if ttl >= 0]
+        for key in expiring:
+            self.client.persist(key)
+        if expiring:
+            detail = f"{', '.join(expiring)} had a TTL (it would have expired, and the game or the tag map with it): removed"
+            log.warning("%s", detail)
+            self.notices.append((("Redis keys had a TTL", "TTL removed"), detail))
 
     def _audit(self, mirror: Mirror, full: bool) -> bool:
         """Whether the store holds `mirror`'s game as written (`full`: every entry compared, else its
@@ -592,13 +632,15 @@ class Journal:
             return
         self._mirrors, self._queue, self._active = {}, [], None
         found, damage = self._found(local)
-        trusted = found.token is not None and found.damage is None and self._text(self.local_key) == found.token
+        mark = self._text(self.local_key)
+        trusted = found.vouched(mark)
+        damage += self._cut_short(local, found, mark)
         current = self.current()
         mirrors = [self._mirror_of(kept) for kept in found.games]
         self._active = next((m for m in mirrors if m.gid == found.active and (trusted or current in (None, m.gid))), None)
         if local.failed is None:
             try:
-                local.start(mirrors, self._active, found.token if trusted else None, whole=trusted)
+                local.start(mirrors, self._active, found.token if trusted else None, whole=trusted, count=found.count)
             except OSError as error:
                 self._lost_local(error)
         notices = [notice for mirror in mirrors if (notice := self._settle(mirror, trusted, current))]
@@ -607,7 +649,7 @@ class Journal:
         if not flushed:
             raise Refused(self.trouble)
         self._mirrors, self._active = {}, None
-        self._keep(lambda local: local.start([], None, local.token if local.whole else None, whole=True))
+        self._keep(lambda local: local.start([], None, local.token if local.whole else None, whole=True, count=local.count))
         if self._vouched():
             self.claim()  # the store learns the token now, not at the first write: a kill before it must not leave a whole file doubted
 
@@ -625,6 +667,18 @@ class Journal:
         log.error("the local copy %s is damaged at %s: it is %s; the games are taken as the lines before it hold them",
                   local.path, found.damage, aside)
         return found, [(("Local copy damaged", "Kept aside; play on"), f"the local copy is damaged at {found.damage}: {aside}")]
+
+    @staticmethod
+    def _cut_short(local: LocalCopy, found: Found, mark: str | None) -> list[tuple[tuple[str, ...], str]]:
+        """The notice (logged here) of a file that lost records Redis was told it held (truncated on
+        the disk, or an older copy put back): not whole, so what Redis holds beyond it stands."""
+        lost = found.cut_short(mark)
+        if not lost:
+            return []
+        log.error("the local copy %s lacks the last %d of the records Redis was told it held (cut short on the disk): "
+                  "Redis's games stand where they hold more", local.path, lost)
+        return [(("Local copy cut short", "Redis keeps the game"),
+                 f"the local copy {local.path} lacks its last {lost} records (cut short on the disk): Redis's games stand")]
 
     @staticmethod
     def _mirror_of(kept: Kept) -> Mirror:
@@ -743,7 +797,7 @@ class Journal:
         newest stored game (the table's next check stores the pointer again)."""
         gid = self.current()
         if gid is None:
-            newest = self.client.zrevrange(self.key("games"), 0, 0)
+            newest = self._listed(lambda key: self.client.zrevrange(key, 0, 0))
             if newest:
                 log.warning("%s is gone: the newest game, %s, is resumed", self.key("current"), newest[0])
                 return newest[0]
@@ -751,7 +805,21 @@ class Journal:
 
     def games(self) -> list[str]:
         """Every stored game's gid, oldest first."""
-        return list(self.client.zrange(self.key("games"), 0, -1))
+        return self._listed(lambda key: self.client.zrange(key, 0, -1))
+
+    def _listed(self, read: Callable[[str], list]) -> list[str]:
+        """read(the `games` index): none listed when the key holds another type (logged; the writes
+        go on without listing their games, as _commit says)."""
+        try:
+            return list(read(self.key("games")))
+        except redis.ResponseError as error:
+            if not is_wrong_type(error):
+                raise
+            detail = f"{self.key('games')} holds another kind of data than the index of games: no game is listed"
+            log.warning("%s", detail)
+            if (("Games index damaged", "Games not listed"), detail) not in self.notices:
+                self.notices.append((("Games index damaged", "Games not listed"), detail))
+            return []
 
     def load(self, gid: str) -> GameRecord:
         """Game `gid` with its entries; CorruptJournal when anything stored is unreadable, NoSuchGame
@@ -768,6 +836,8 @@ class Journal:
                 raise result
         if not header and not stored:
             raise NoSuchGame(gid, self.table)
+        if not stored:
+            raise CorruptJournal(gid, gone(header))
         head = dict(stored[0][1]) if stored and stored[0][0] == HEAD_ID else None
         identity = self._identity(gid, head, header)
         status, scores = parse_state(gid, header)

@@ -5,6 +5,9 @@ transaction sets it again, and the loop refreshes it every REFRESH_S while the t
 process finds the lease free, its own, or held by another:
 - another process of this machine and this boot that no longer runs (a killed or crashed run of the
   appliance, restarted by systemd): taken over at once, since its death is certain;
+- stale: a value that names no writer (garbage, or a key of another type, which MGET reads as none),
+  or a lease without a TTL (every writer sets one; without it the lease would never end): taken over
+  at once, and the journal says so;
 - anything else (a second Pi with the same table id, a cloned SD card, a second `tablemate run`):
   the process writes nothing until the lease expires, i.e. until that writer has stopped for TTL_S.
 
@@ -66,12 +69,22 @@ def describe(value: str | None) -> str:
     return holder.describe() if holder else repr(value)
 
 
-def takeable(value: str | None, me: Holder) -> bool:
-    """Whether `me` may write with the lease holding `value`: free, mine, or its holder is gone."""
-    if value is None or value == me.text:
+def stale(value: str, ttl_ms: int) -> str | None:
+    """Why a lease holding `value` with PTTL `ttl_ms` (-1: none) is no one's any more, in words; None
+    when it stands. A process of this machine that is gone is no news (a restart after a kill)."""
+    if Holder.parse(value) is None:
+        return f"its value {value!r} names no writer"
+    if ttl_ms == -1:
+        return f"{describe(value)} holds it without a TTL, so it would never end"
+    return None
+
+
+def takeable(value: str | None, ttl_ms: int, me: Holder) -> bool:
+    """Whether `me` may write with the lease holding `value` (PTTL `ttl_ms`): free, mine, stale, or
+    its holder is gone."""
+    if value is None or value == me.text or stale(value, ttl_ms):
         return True
-    holder = Holder.parse(value)
-    return holder is not None and holder.gone()
+    return Holder.parse(value).gone()
 
 
 @cache

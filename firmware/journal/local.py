@@ -5,7 +5,10 @@ the package's docstring (firmware/journal/__init__.py, "The local copy"); this m
 
 One file per table, `<local_dir>/<table>.jsonl`: JSON lines, each appended and synced to the disk
 (fdatasync) before the write it records goes to Redis.
-  {"t": "file", "format": 1, "table": T, "token": K}     the first line: the table and the file's token
+  {"t": "file", "format": 1, "table": T, "token": K, "before": B}
+                                                         the first line: the table, the file's token, and
+                                                         how many records were written under it before
+                                                         the next line (0 when absent)
   {"t": "game", "gid": G, "head": {..}, "state": {..}, "headed": true, "active": true}
                                                          a game: its entry 0-1, its status and notes
   {"t": "entries", "gid": G, "first": N, "fields": [..]} entries N, N+1... as stored (a transaction's)
@@ -15,10 +18,15 @@ One file per table, `<local_dir>/<table>.jsonl`: JSON lines, each appended and s
 A compaction writes the file again from what the journal holds (a temporary file synced, renamed
 over the file, the directory synced): a power cut leaves the old file or the new one, whole.
 
+The records written under a token are counted (B plus the records after the first line; a compaction
+keeps the count), and Redis's `local` key holds "K N": the token and the count when the table last
+wrote. A file whose count is below N lost records that were sent (cut short on the disk: truncated,
+or an older copy of it): Redis does not vouch for it, so what Redis holds beyond it stands.
+
 Reading: a last line without its newline is a write a power cut cut short (what it records was not
-sent to Redis): ignored, with a log line. Any other line that is not a valid record is damage: the
-file is kept aside as `<table>.jsonl.damaged-<time>` for the owner, and the games are taken as the
-lines before it hold them.
+sent to Redis): ignored, with a log line, and never taken as a record, even when what is left of it
+parses. Any other line that is not a valid record is damage: the file is kept aside as
+`<table>.jsonl.damaged-<time>` for the owner, and the games are taken as the lines before it hold them.
 """
 
 import json
@@ -30,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from .records import GID, CorruptJournal, parse_entry, parse_identity
+from .records import GID, CorruptJournal, GameRecord, parse_entry, parse_identity, parse_state
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +55,14 @@ class Kept:
     headed: bool
     entries: list[dict[str, str]] = field(default_factory=list)
 
+    def record(self) -> GameRecord:
+        """The game as load() would read it from Redis (`tablemate status` shows a game Redis lacks)."""
+        identity = parse_identity(self.gid, self.head, "local copy's head")
+        status, scores = parse_state(self.gid, self.state)
+        record = GameRecord(gid=self.gid, status=status, scores=scores, head=dict(self.head), **identity)
+        record.entries = [parse_entry(self.gid, number, fields) for number, fields in enumerate(self.entries, start=1)]
+        return record
+
 
 @dataclass
 class Found:
@@ -58,6 +74,20 @@ class Found:
     #: what is wrong with the file ("line 7: ..."), and where it was kept aside; None: nothing
     damage: str | None = None
     kept_aside: Path | None = None
+    #: the records written under the token, as far as the file holds them
+    count: int = 0
+
+    def vouched(self, mark: str | None) -> bool:
+        """Whether Redis's `local` mark ("K N", or "K" from before the count) says this file holds
+        every write made to the table: its token, and no more records than it has."""
+        token = (mark or "").partition(" ")[0]
+        return self.token is not None and not self.damage and token == self.token and self.cut_short(mark) == 0
+
+    def cut_short(self, mark: str | None) -> int:
+        """How many of the records Redis's `local` mark says this file held it lacks now (0: none,
+        or the mark is another file's)."""
+        token, _, count = (mark or "").partition(" ")
+        return max(int(count) - self.count, 0) if self.token is not None and token == self.token and count.isdigit() else 0
 
 
 class Damaged(ValueError):
@@ -108,31 +138,39 @@ class LocalCopy:
                 found.damage = f"line {number}: {error}"
                 found.kept_aside = set_aside(self.path) if aside else None
                 break
-        found.token, found.games, found.active = reading.token, list(reading.games.values()), reading.active
+        found.token, found.games, found.active, found.count = reading.token, list(reading.games.values()), reading.active, reading.count
         return found
 
     # -- writing ---------------------------------------------------------------------------------
 
-    def start(self, games: list, active: Any, token: str | None, whole: bool) -> None:
+    def start(self, games: list, active: Any, token: str | None, whole: bool, count: int = 0) -> None:
         """Write the file again holding `games` (the journal's mirrors, `active` among them or None)
-        under `token` (None: a new one), then append to it. `whole`: it holds every write made
-        under that token (Redis may be told so)."""
+        under `token` (None: a new one, which starts the count again), then append to it. `whole`:
+        it holds every write made under that token (Redis may be told so); `count`: the records
+        written under it so far (kept: the new file counts at least as many)."""
         self.directory.mkdir(parents=True, exist_ok=True)
-        token = token or secrets.token_hex(8)
-        lines = [{"t": "file", "format": FORMAT, "table": self.table, "token": token}]
+        records = []
         for game in games:
-            lines.append(self._game(game, game.gid, game is active))
+            records.append(self._game(game, game.gid, game is active))
             if game.entries:
-                lines.append({"t": "entries", "gid": game.gid, "first": 1, "fields": game.entries})
-        write_whole(self.path, b"".join(_line(record) for record in lines))
+                records.append({"t": "entries", "gid": game.gid, "first": 1, "fields": game.entries})
+        before = max(count - len(records), 0) if token else 0
+        token = token or secrets.token_hex(8)
+        first = {"t": "file", "format": FORMAT, "table": self.table, "token": token, "before": before}
+        write_whole(self.path, b"".join(_line(record) for record in [first, *records]))
         self.close()
         self._file = open(self.path, "ab", buffering=0)
-        self.token, self.whole = token, whole
+        self.token, self.whole, self.count = token, whole, before + len(records)
         self._names = {game: game.gid for game in games}
 
     def rewrite(self, games: list, active: Any) -> None:
-        """Compact: the file again, holding just `games`, under the same token."""
-        self.start(games, active, self.token, self.whole)
+        """Compact: the file again, holding just `games`, under the same token and count."""
+        self.start(games, active, self.token, self.whole, self.count)
+
+    @property
+    def mark(self) -> str:
+        """What Redis's `local` key holds while the file holds every write: "token count"."""
+        return f"{self.token} {self.count}"
 
     def holds_only(self, games: list) -> bool:
         """Whether the file holds no game besides `games` (else a compaction makes it smaller)."""
@@ -178,6 +216,7 @@ class LocalCopy:
         while view:
             view = view[self._file.write(view):]
         (os.fdatasync if hasattr(os, "fdatasync") else os.fsync)(self._file.fileno())  # macOS has no fdatasync
+        self.count += 1
 
 
 def write_whole(path: Path, data: bytes) -> None:
@@ -219,6 +258,8 @@ class _Reading:
         self.token: str | None = None
         self.games: dict[str, Kept] = {}
         self.active: str | None = None
+        #: the records written under the token, up to the last line taken
+        self.count = 0
 
     def take(self, line: bytes) -> None:
         try:
@@ -233,12 +274,16 @@ class _Reading:
                 raise Damaged(f"the first line must say the file's format ({FORMAT}) and token")
             if record.get("table") != self.table:
                 raise Damaged(f"the file is table {record.get('table')!r}'s, not {self.table!r}'s")
-            self.token = record["token"]
+            before = record.get("before", 0)
+            if type(before) is not int or before < 0:
+                raise Damaged(f"the first line's count of records before it is {before!r}, not a count")
+            self.token, self.count = record["token"], before
             return
         handle = {"game": self._game, "entries": self._entries, "state": self._state, "moved": self._moved}.get(kind)
         if handle is None:
             raise Damaged(f"unknown record {kind!r}")
         handle(record)
+        self.count += 1
 
     def _game(self, record: dict) -> None:
         gid = self._new_gid(record, "gid")

@@ -149,6 +149,13 @@ def parse_state(gid: str, fields: dict[str, str]) -> tuple[str, list[dict] | Non
         raise CorruptJournal(gid, f"unreadable header (scores: {error})") from None
 
 
+def gone(header: dict[str, str]) -> str:
+    """Why a game whose header hash is stored, but not one entry of its stream (not even entry 0-1,
+    which every game begun since it exists has), cannot be replayed: its entries were deleted."""
+    return (f"its entries are gone: Redis holds its header (status {header.get('status') or 'playing'}) "
+            "but no stream (deleted?)")
+
+
 def entry_number(entry_id: str) -> int | None:
     """n for an id `{n}-0` (n >= 1), None for any other id."""
     match = _ENTRY_ID.fullmatch(entry_id)

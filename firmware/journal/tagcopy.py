@@ -30,6 +30,11 @@ written from the file; what Redis holds stands unless the file is known to be ah
 A file that is not such a record (Damaged) is reported (log, screen), kept aside as
 `<name>.damaged-<time>`, and Redis's map is kept; a directory that cannot be written turns the copy
 off for the run (logged and shown once; Redis alone keeps the map).
+
+Unreadable fields in Redis (a tag entry that is no component, a place that is no number: someone
+wrote them there) never go into the file: it holds readable fields only. Where the file holds a
+readable one under the same name, Redis's is mended from it (firmware.tagmap.TagMap says so: "Tags
+mended"); else Redis's is left as it is, and the file goes without it.
 """
 
 import datetime
@@ -135,13 +140,20 @@ class TagCopy:
             if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
                 raise Damaged(f"{name} must map names to text")
             hashes[name] = value
-        problem = next(filter(None, (self.check(uid, text) for uid, text in hashes["tags"].items())), None)
+        problem = next(filter(None, (self.problem(name, key, text) for name in HASHES for key, text in hashes[name].items())), None)
         if problem:
             raise Damaged(problem)
-        bad = next((game for game, place in hashes["enrol"].items() if not place.isdigit()), None)
-        if bad is not None:
-            raise Damaged(f"enrolment's place in {bad} is {hashes['enrol'][bad]!r}, not a number")
         return Held(token, seq, written, hashes)
+
+    def problem(self, name: str, key: str, text: str) -> str | None:
+        """What is wrong with field `key` of hash `name` (a tag entry, an enrolment place); None: fine."""
+        if name == "tags":
+            return self.check(key, text)
+        return None if text.isdigit() else f"enrolment's place in {key} is {text!r}, not a number"
+
+    def readable(self, hashes: Hashes) -> Hashes:
+        """`hashes` without their unreadable fields: what the file may hold."""
+        return {name: {key: text for key, text in fields.items() if not self.problem(name, key, text)} for name, fields in hashes.items()}
 
     def held(self) -> Held | None:
         """The file's record while the copy is on (None: off, no file, or damaged: reported and kept aside)."""

@@ -326,3 +326,124 @@ def test_players_add_list_rename_forget_and_club_acl(tmp_path, capsys):
         out.write('\n[club]\nurl = "redis://club:6379/0"\ntable = "back-room"\nuser = "table-back-room"\npassword = "s3cret"\n')
     assert main(["club-acl", *config]) == 0
     assert capsys.readouterr().out.startswith("ACL SETUSER table-back-room on resetpass >s3cret resetkeys ~tablemate:{back-room}:* ")
+
+
+# -- a hostile store and disk ----------------------------------------------------------------------
+
+LAYS = [{"type": "lay", "player": 0, "card": {"id": "ulm-1", "city": "ulm"}}, {"type": "end_turn", "player": 0}]
+
+
+def played(url: str, local_dir: Path | None = None):
+    """Game g1 of table desktop with two entries, as the appliance writes it (with its local copy)."""
+    from firmware.journal import Journal
+    from firmware.journal.local import LocalCopy
+    from firmware.session import Session
+    from firmware.store import connect
+
+    journal = Journal(connect(url), "desktop", local=LocalCopy(local_dir, "desktop") if local_dir else None)
+    journal.claim()
+    journal.reconcile()
+    session = Session.start(journal, "thurn_und_taxis", ["Ana", "Ben"], gid="g1")
+    for action in LAYS:
+        session.apply(action)
+    journal.release()
+    journal.close()
+    return journal
+
+
+def test_status_and_export_find_the_game_the_table_resumes_when_the_current_pointer_is_gone(tmp_path, memory_url, capsys, caplog):
+    profile = tmp_path / "profile.toml"
+    profile.write_text(with_store(DESKTOP_PROFILE.read_text(), memory_url))
+    journal = played(memory_url)
+    journal.client.delete(journal.key("current"))
+    assert main(["status", "--json", "--config", str(profile)]) == 0
+    out = capsys.readouterr().out
+    assert json.loads(out)["game"]["gid"] == "g1" and json.loads(out)["game"]["entries"] == 2
+    assert "tablemate:{desktop}:current is gone: the newest game, g1, is resumed" in caplog.text  # on stderr, outside pytest
+    assert main(["log", "export", "--config", str(profile)]) == 0
+    assert json.loads(capsys.readouterr().out)["actions"] == LAYS
+
+
+def test_a_file_that_cannot_be_written_is_named_with_why_not_as_the_store(tmp_path, memory_url, capsys, monkeypatch):
+    import errno
+
+    profile = tmp_path / "profile.toml"
+    profile.write_text(with_store(DESKTOP_PROFILE.read_text(), memory_url))
+    played(memory_url)
+    nowhere = tmp_path / "no" / "such" / "dir" / "x.json"
+    assert main(["log", "export", "--config", str(profile), "-o", str(nowhere)]) == 74
+    assert capsys.readouterr().err == f"tablemate: {nowhere}: No such file or directory\n"
+
+    def full(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_text", full)
+    assert main(["log", "export", "--config", str(profile), "-o", str(tmp_path / "x.json")]) == 74
+    assert capsys.readouterr().err == f"tablemate: {tmp_path / 'x.json'}: No space left on device\n"
+    assert main(["tags", "export", str(tmp_path / "tags.toml"), "--config", str(profile)]) == 74
+    assert capsys.readouterr().err == f"tablemate: {tmp_path / 'tags.toml'}: No space left on device\n"
+
+
+def test_log_repair_makes_its_backup_directory_and_a_disk_error_repairs_nothing(tmp_path, memory_url, capsys, monkeypatch):
+    import errno
+
+    profile = tmp_path / "profile.toml"
+    profile.write_text(with_store(DESKTOP_PROFILE.read_text(), memory_url))
+    journal = played(memory_url)
+    journal.client.hset(journal.header_key("g1"), "players", "{oops")  # the header hash alone is damaged
+    stored = journal.client.hgetall(journal.header_key("g1"))
+    (tmp_path / "a-file").write_text("")
+    config = ["--config", str(profile)]
+
+    assert main(["log", "repair", "g1", "--backup-dir", str(tmp_path / "a-file" / "dir"), *config]) == 74
+    err = capsys.readouterr().err
+    assert err.startswith(f"tablemate: {tmp_path / 'a-file' / 'dir'}/tablemate-desktop-g1-") and err.endswith(
+        ".json: the backup could not be written, so nothing was repaired: Not a directory\n")
+
+    def full(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Path, "write_text", full)
+        assert main(["log", "repair", "g1", "--backup-dir", str(tmp_path / "backups"), *config]) == 74
+    assert "nothing was repaired: No space left on device" in capsys.readouterr().err
+    assert journal.client.hgetall(journal.header_key("g1")) == stored  # nothing was repaired
+
+    assert main(["log", "check", "g1", *config]) == 1
+    assert "  repair: tablemate log repair g1 (rebuilds the header, keeps every entry)" in capsys.readouterr().out
+    assert main(["log", "repair", "g1", "--backup-dir", str(tmp_path / "new" / "backups"), *config]) == 0
+    assert capsys.readouterr().out.startswith("game g1: header rebuilt, every entry kept (2)\n  header: unreadable header hash (")
+    assert len(list((tmp_path / "new" / "backups").glob("tablemate-desktop-g1-*.json"))) == 1
+    assert main(["log", "check", "g1", *config]) == 0
+    capsys.readouterr()
+    assert main(["log", "export", "g1", *config]) == 0 and json.loads(capsys.readouterr().out)["actions"] == LAYS
+
+
+def test_status_after_flushall_shows_the_game_the_local_copy_holds_and_says_the_table_restores_it(redis_server, tmp_path, capsys):
+    from tests.firmware.profiles import with_local_dir
+
+    state = tmp_path / "state"
+    profile = tmp_path / "profile.toml"
+    profile.write_text(with_local_dir(DESKTOP_PROFILE.read_text(), redis_server.url, state))
+    journal = played(redis_server.url, state)
+    journal.client.flushall()
+    assert main(["status", "--config", str(profile)]) == 0
+    out = capsys.readouterr().out
+    assert f"note: the store is empty, but the local copy {state / 'desktop.jsonl'} holds game g1 with 2 entries, which Redis " \
+        "lacks: the table writes them to Redis at its next start (sudo systemctl restart tablemate)" in out
+    assert "Thurn und Taxis (g1), 2 journal entries in the local copy" in out
+    assert main(["status", "--json", "--config", str(profile)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["from"] == "local copy" and summary["game"]["entries"] == 2 and summary["games"] == 0
+
+    journal.client.flushall()
+    journal = played(redis_server.url, tmp_path / "state-2")  # another table, then only its stream is lost
+    profile.write_text(profile.read_text().replace(str(state), str(tmp_path / "state-2")))
+    state = tmp_path / "state-2"
+    journal.client.delete(journal.log_key("g1"))
+    assert main(["status", "--config", str(profile)]) == 0
+    assert "holds game g1 with 2 entries, which Redis lacks" in capsys.readouterr().out
+    (state / "desktop.jsonl").unlink()  # and without the local copy: the loss is said, never an empty game
+    assert main(["status", "--config", str(profile)]) == 2
+    assert capsys.readouterr().err == ("tablemate: game g1: its entries are gone: Redis holds its header (status playing) but no "
+                                       "stream (deleted?)\ntablemate: see tablemate log check g1\n")

@@ -9,7 +9,7 @@ from gpiozero.pins.mock import MockFactory
 
 from firmware.config import DESKTOP as DESKTOP_PROFILE
 from firmware.config import load_profile
-from tests.firmware.profiles import with_store
+from tests.firmware.profiles import with_local_dir, with_store
 from firmware.doctor import run_checks
 from tests.drivers.fake_rc522 import FakeBus, WallClock
 from tests.redis_server import RedisServer
@@ -70,6 +70,15 @@ def test_a_redis_that_may_evict_keys_is_a_problem_with_the_fix_and_the_lease_hol
     me = this_process()
     _, out = doctor(tmp_path, with_store(DESKTOP, redis_server.url))
     assert f"ok: writer lease of table desktop: held by {me.host} (pid {me.pid}) for 15 s more" in out
+    client.delete("tablemate:{desktop}:writer")
+    client.rpush("tablemate:{desktop}:writer", "x")
+    code, out = doctor(tmp_path, with_store(DESKTOP, redis_server.url))
+    assert code == 1 and "PROBLEM: writer lease of table desktop: stale: the key holds another kind of data than a writer's name; " \
+        "the table takes it over at its next write" in out
+    client.delete("tablemate:{desktop}:writer")
+    client.set("tablemate:{desktop}:writer", "garbage")
+    _, out = doctor(tmp_path, with_store(DESKTOP, redis_server.url))
+    assert "PROBLEM: writer lease of table desktop: stale: its value 'garbage' names no writer" in out
 
 
 def test_an_rc522_without_spidev_is_named(tmp_path):
@@ -108,10 +117,6 @@ def test_the_i2c_bus_speed_is_read_from_the_device_tree_and_unknown_elsewhere(tm
     assert check_i2c_speed(profile, root) == [Finding(True, "I2C bus 1 runs at 400 kHz")]
 
 
-def with_local_dir(text: str, url: str, directory) -> str:
-    return with_store(text, url).replace(f'url = "{url}"', f'url = "{url}"\nlocal_dir = "{directory}"')
-
-
 def test_the_local_copy_is_reported_off_on_and_in_agreement_with_redis_or_not(tmp_path, redis_server):
     from firmware.journal import Journal
     from firmware.journal.local import LocalCopy
@@ -139,6 +144,11 @@ def test_the_local_copy_is_reported_off_on_and_in_agreement_with_redis_or_not(tm
     code, out = doctor(tmp_path, text)
     assert code == 0 and "ok: local copy holds 1 game(s), 3 entries, 1 tags, 0 games' enrolment places; last written 20" in out
     assert "ok: local copy agrees with Redis: its tokens are Redis's, and game g1 has 3 entries in both" in out
+    whole = (state / "desktop.jsonl").read_bytes()
+    (state / "desktop.jsonl").write_bytes(whole[:whole.rindex(b"\n", 0, -1) + 1])  # its last line lost on the card
+    code, out = doctor(tmp_path, text)
+    assert code == 1 and "PROBLEM: local copy of the games: it lacks its last 1 records (cut short on the disk" in out
+    (state / "desktop.jsonl").write_bytes(whole)
 
     other = Journal(client, "desktop")  # a run without the copy writes on
     other.adopt(other.load("g1"))

@@ -62,3 +62,49 @@ def test_a_repair_keeps_a_backup_and_refuses_what_it_cannot_mend(journal, tmp_pa
     saved = json.loads(backup.read_text())
     assert [entry_id for entry_id, _ in saved["stream"]] == ["0-1", "1-0", "2-0", "4-0"]
     assert [entry_id for entry_id, _ in journal.client.xrange(saved["key"])] == ["0-1", "1-0", "2-0", "4-0"]
+
+
+def rewrite_head(journal, **fields) -> None:
+    r, key = journal.client, journal.log_key("g1")
+    stored = r.xrange(key)
+    r.delete(key)
+    for entry_id, stored_fields in stored:
+        r.xadd(key, {**stored_fields, **fields} if entry_id == "0-1" else stored_fields, id=entry_id)
+
+
+#: damage to a game's header alone, what `log check` says of it, and how many entries a repair keeps
+HEADER_DAMAGE = {
+    "hash of another type": (lambda j: (j.client.delete(j.header_key("g1")), j.client.rpush(j.header_key("g1"), "x")),
+                             "holds a list, not a game's data", 4),
+    "hash unreadable": (lambda j: j.client.hset(j.header_key("g1"), "players", "{oops"), "unreadable header hash", 4),
+    "scores unreadable": (lambda j: j.client.hset(j.header_key("g1"), "scores", "{oops"), "unreadable header (scores", 4),
+    "hash names another game": (lambda j: j.client.hset(j.header_key("g1"), "players", '["Cy", "Dee"]'), "name different games", 4),
+    "entry 0-1 unreadable": (lambda j: rewrite_head(j, options="{oops"), "unreadable entry 0-1", 4),
+    "stream gone": (lambda j: j.client.delete(j.log_key("g1")), "its entries are gone: Redis holds its header (status playing)", 0),
+}
+
+
+@pytest.mark.parametrize("damage", HEADER_DAMAGE)
+def test_a_damaged_header_alone_is_repaired_keeping_every_entry(journal, tmp_path, damage):
+    tamper, said, kept = HEADER_DAMAGE[damage]
+    journal.client.hset(journal.header_key("g1"), "forked_from", "g0")
+    tamper(journal)
+    report = examine(journal, "g1")
+    assert [d.entry for d in report.damages] == [None] and said in report.damages[0].reason
+    assert report.lines()[-1] == "  repair: tablemate log repair g1 (rebuilds the header, keeps every entry)"
+
+    lines = repair(journal, "g1", None, tmp_path / "backups")
+    assert lines[0] == f"game g1: header rebuilt, every entry kept ({kept})" and said in lines[1] and lines[1].endswith(": mended")
+    record = Journal(journal.client, "t1").load("g1")
+    assert record.actions == LAYS[:kept] and record.players == ["Ana", "Ben"] and record.status == "playing"
+    assert record.notes["repaired"].split(": ", 1)[1].startswith("header rebuilt, every entry kept")
+    assert not examine(journal, "g1").damages and len(list((tmp_path / "backups").glob("tablemate-t1-g1-*.json"))) == 1
+    if damage != "hash of another type":
+        assert record.notes["forked_from"] == "g0"  # the notes it had are kept
+
+
+def test_a_header_that_names_a_game_the_rules_refuse_is_not_mended_by_a_repair(journal, tmp_path):
+    journal.client.hset(journal.header_key("g1"), "game", "chess")
+    rewrite_head(journal, game="chess")
+    with pytest.raises(RepairRefused, match="unknown game 'chess': no repair mends that"):
+        repair(journal, "g1", None, tmp_path)

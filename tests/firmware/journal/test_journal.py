@@ -117,6 +117,15 @@ def test_the_stream_alone_rebuilds_a_game_whose_header_hash_is_gone(journal):
         journal.load("g1")
 
 
+def test_a_header_left_without_its_stream_is_corruption_not_a_game_with_no_entries(journal):
+    played(journal, 3)
+    journal.set_status("g1", "over", [])
+    journal.client.delete(journal.log_key("g1"))  # while no table ran: nobody wrote it again
+    with pytest.raises(CorruptJournal, match=r"its entries are gone: Redis holds its header \(status over\) but no stream") as gone:
+        Journal(journal.client, "t1").load("g1")
+    assert gone.value.entry is None and gone.value.repair == "tablemate log check g1"
+
+
 def test_real_redis_round_trip(redis_server):
     journal = Journal(connect(redis_server.url), "t1")
     journal.begin_game("g1", T, ["Ana", "Ben"], {})
@@ -169,7 +178,7 @@ def test_a_second_writer_is_refused_and_writes_nothing_until_the_lease_is_free(s
     with pytest.raises(Refused, match=f"another table writes as t1: {me.host} \\(pid {me.pid}\\) holds") as refused:
         second.claim()
     assert refused.value.trouble.short == "Another table writes as t1"
-    first.client.set(first.lease_key, OTHER_PI.text)  # the other Pi took the lease while this one was cut off
+    first.client.set(first.lease_key, OTHER_PI.text, px=15000)  # the other Pi took the lease while this one was cut off
     first.append("g1", 2, {"n": 2})
     assert first.pending == 1 and first.trouble.short == "Another table writes as t1" and "other-pi (pid 4321)" in first.trouble.detail
     assert first.load("g1").actions == [{"n": 1}]
@@ -192,10 +201,32 @@ def test_a_lease_of_a_process_that_is_gone_is_taken_over_and_one_of_another_mach
     assert client.get("tablemate:{t1}:writer") == me.text
 
 
+#: what a hostile store leaves in the lease key: each is no live writer's, so it is taken over at once
+STALE_LEASES = {
+    "a hash": (lambda r, key: r.hset(key, "host", "x"), "the key holds another kind of data"),
+    "a list": (lambda r, key: r.rpush(key, "x"), "the key holds another kind of data"),
+    "garbage with a TTL": (lambda r, key: r.set(key, "garbage", px=15000), "its value 'garbage' names no writer"),
+    "garbage without a TTL": (lambda r, key: r.set(key, "garbage"), "its value 'garbage' names no writer"),
+    "another Pi's without a TTL": (lambda r, key: r.set(key, OTHER_PI.text), "other-pi (pid 4321) holds it without a TTL"),
+}
+
+
+@pytest.mark.parametrize("left", STALE_LEASES)
+def test_a_lease_that_names_no_live_writer_is_taken_over_and_said(journal, caplog, left):
+    put, why = STALE_LEASES[left]
+    put(journal.client, journal.lease_key)
+    journal.claim()
+    played(journal, 1)
+    assert journal.client.get(journal.lease_key) == this_process().text and 0 < journal.client.pttl(journal.lease_key) <= 15000
+    assert journal.load("g1").actions == [{"n": 1}]
+    assert journal.notices == [(("Writer lease was stale", "Taken over"), journal.notices[0][1])]
+    assert why in journal.notices[0][1] and why in caplog.text and "taken over" in caplog.text
+
+
 def test_a_clean_stop_releases_the_lease(journal):
     journal.claim()
     journal.release()
-    assert journal.holder() == (None, None)
+    assert journal.holder() == (None, -2)
 
 
 # -- a store that departs from the game -----------------------------------------------------------
@@ -230,6 +261,19 @@ def test_the_idle_check_notices_without_waiting_for_an_action(journal):
     assert journal.tick(0.5) is False  # checked every CHECK_S
     assert journal.tick(1.5) and journal.notices[0][0] == ("Game gone from Redis", "Game saved again")
     assert stored(journal, "g1") == [{"n": 1}, {"n": 2}]
+
+
+def test_a_ttl_put_on_the_tables_lasting_keys_is_removed_by_the_idle_check_and_said(journal, caplog):
+    played(journal, 2)
+    r = journal.client
+    r.hset(journal.key("tags"), "04a1b2c3", "{}")
+    for key in (journal.log_key("g1"), journal.header_key("g1"), journal.key("current"), journal.key("tags")):
+        r.expire(key, 3600)
+    assert journal.tick(0.0)
+    assert [r.ttl(key) for key in (journal.log_key("g1"), journal.header_key("g1"), journal.key("current"), journal.key("tags"))] == [-1] * 4
+    assert journal.notices[-1][0] == ("Redis keys had a TTL", "TTL removed")
+    assert "tablemate:{t1}:game:g1:log, tablemate:{t1}:game:g1, tablemate:{t1}:current, tablemate:{t1}:tags had a TTL" in caplog.text
+    assert 0 < r.pttl(journal.lease_key) <= 15000  # the lease keeps its own
 
 
 def test_an_entry_another_writer_put_at_the_next_id_moves_the_game_to_a_new_gid(journal):
@@ -298,3 +342,5 @@ def test_a_games_index_of_another_type_does_not_stop_the_writes(journal):
     journal.client.set(journal.key("games"), "not a sorted set")
     journal.append("g1", 2, {"n": 2})
     assert journal.pending == 0 and not journal.offline and stored(journal, "g1") == [{"n": 1}, {"n": 2}]
+    journal.client.delete(journal.key("current"))  # and a starting table without its pointer finds no game, but starts
+    assert journal.resumable() is None and journal.games() == []

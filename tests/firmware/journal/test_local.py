@@ -264,6 +264,45 @@ def test_a_torn_last_line_is_ignored_and_a_damaged_line_is_reported_and_kept_asi
     assert table.recovered(journal) == "g1" and [len(g.entries) for g in table.file().games] == [3]
 
 
+#: how the harness cuts the file after the table wrote game g1 and entries 1-4, each sent to Redis
+CUTS = {
+    "the last line's newline": lambda data: data[:-1],
+    "half of the last line": lambda data: data[:data.rindex(b"\n", 0, -1) + (len(data) - data.rindex(b"\n", 0, -1)) // 2],
+    "the last line whole": lambda data: data[:data.rindex(b"\n", 0, -1) + 1],
+    "the last two lines whole": lambda data: data[:data.rindex(b"\n", 0, data.rindex(b"\n", 0, -1)) + 1],
+}
+
+
+@pytest.mark.parametrize("cut", CUTS)
+def test_a_local_copy_cut_short_on_the_disk_gives_way_to_the_longer_game_redis_holds(table, cut, caplog):
+    """The file lost records that were sent (Redis's `local` mark counts them): not whole, so the
+    entries Redis holds beyond it are the table's own, not another writer's: no fork, nothing lost."""
+    played(table.start(), 4)
+    path = table.directory / "t1.jsonl"
+    path.write_bytes(CUTS[cut](path.read_bytes()))
+
+    journal = table.start()
+    assert table.recovered(journal) == "g1" and numbers(journal, "g1") == [1, 2, 3, 4] and journal.games() == ["g1"]
+    assert journal.load("g1").notes == {} and journal.notices[-1][0] == ("Local copy cut short", "Redis keeps the game")
+    assert "cut short on the disk" in caplog.text and [len(g.entries) for g in table.file().games] == [4]
+    table.start()
+    assert table.runs[-1].games() == ["g1"] and not table.runs[-1].notices  # whole again
+
+
+def test_a_torn_last_line_is_never_taken_for_a_record_even_when_what_is_left_of_it_parses(table, memory_url):
+    journal = table.start()
+    played(journal, 2)
+    table.down()
+    journal.append("g1", 3, {"n": 3})  # the power went as this line was written: only its newline is missing
+    table.down(False)
+    path = table.directory / "t1.jsonl"
+    path.write_bytes(path.read_bytes()[:-1])
+    assert [len(g.entries) for g in table.file().games] == [2]
+
+    journal = table.start()
+    assert numbers(journal, "g1") == [1, 2] and not journal.notices
+
+
 def test_an_unwritable_directory_is_said_once_and_play_goes_on_with_redis_alone(table, tmp_path, caplog):
     (tmp_path / "a-file").write_text("")
     table.directory = tmp_path / "a-file" / "state"  # cannot be made
@@ -278,7 +317,7 @@ def test_an_unwritable_directory_is_said_once_and_play_goes_on_with_redis_alone(
 def test_a_full_disk_mid_game_turns_the_local_copy_off_and_its_older_file_gives_way_to_redis(table, monkeypatch):
     journal = table.start()
     played(journal, 2)
-    assert table.client.get(table_key("t1", "local")) == table.file().token
+    assert table.client.get(table_key("t1", "local")) == f"{table.file().token} 3"  # the file's token and its records: game, 2 entries
 
     def full(fd):
         raise OSError(errno.ENOSPC, "No space left on device")

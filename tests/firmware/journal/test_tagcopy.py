@@ -142,3 +142,49 @@ def test_an_unwritable_directory_is_said_once_and_redis_alone_keeps_the_map(tabl
     (lines, said), = tags.take_notices()
     assert lines == ("Local tags failed", "Play goes on") and "a-file/state" in said
     assert table.stored()[0] == texts(TAGS) and table.client.get(table_key("t1", "local", "tags")) == NO_COPY
+
+
+def test_unreadable_fields_in_redis_never_reach_the_file(table, caplog):
+    tags = table.enrolled()
+    extra = TagEntry("taj_mahal", "card", {"id": "card-extra"}, "Extra")
+    table.client.hset(TAGS_KEY, "0badc0de", "not json")  # no readable version of it anywhere
+    table.client.hset(ENROL_KEY, "maharani", "seventeen")
+    tags.set("04a1b2ff", extra)  # a change copies Redis's map to the file: its unreadable fields stay out
+    held = json.loads(table.file.read_text())
+    assert "0badc0de" not in held["tags"] and held["tags"]["04a1b2ff"] == extra.to_json() and held["enrol"] == {"mongols": "17"}
+    assert table.client.hget(TAGS_KEY, "0badc0de") == "not json"  # Redis's is left as it is, and said
+    assert "cannot mend (it goes without them): tags 0badc0de, enrol maharani" in caplog.text
+
+    table.client.flushall()
+    tags = table.start()  # the file is readable: it gives the map back
+    assert tags.get("04a1b2ff") == extra and len(tags.items()) == len(TAGS) + 1 and not list(table.directory.glob("*.damaged-*"))
+
+
+def test_unreadable_fields_in_redis_are_mended_from_the_file_and_said(table):
+    table.enrolled()
+    table.client.hset(TAGS_KEY, mapping={"04a1b200": "{oops", "04a1b201": '{"game": "taj_mahal"}'})
+    table.client.hset(ENROL_KEY, "mongols", "seventeen")
+
+    tags = table.start()
+    assert table.stored() == (texts(TAGS), {"mongols": "17"})
+    assert tags.get("04a1b200") == TAGS["04a1b200"] and Progress(tags, "t1").get("mongols") == 17
+    (notice,) = tags.take_notices()
+    assert notice == (("Tags mended", "From local copy"), "Redis held unreadable tag 04a1b200, tag 04a1b201, enrolment place of "
+                                                           f"mongols: mended from the local copy {table.file}")
+    assert not table.start().take_notices()  # once
+
+
+def test_a_tag_map_key_of_another_type_is_kept_aside_and_written_again_from_the_file(table):
+    table.enrolled()
+    for key in (TAGS_KEY, ENROL_KEY, table_key("t1", "local", "tags")):
+        table.client.delete(key)
+        table.client.rpush(key, "not a hash")
+    bare = TagMap(connect(table.url), "t1")  # a command without the copy: says so, never a traceback
+    assert bare.load() == [f"{TAGS_KEY} holds a list, not the tag map: no tag is known until it is written again (a restart "
+                           "with the local copy, tablemate tags import FILE, or tablemate restore BACKUP)"]
+
+    tags = table.start()
+    assert table.stored() == (texts(TAGS), {"mongols": "17"}) and tags.get("04a1b205") == TAGS["04a1b205"]
+    assert tags.take_notices()[-1][0] == ("Tags restored", "From local copy")
+    aside = [key for key in table.client.scan_iter(match="tablemate:{t1}:*:damaged-*")]
+    assert sorted(table.client.lrange(key, 0, -1)[0] for key in aside) == ["not a hash", "not a hash"]
