@@ -14,11 +14,11 @@ import pytest
 from firmware.journal import CHECK_S, Journal
 from firmware.journal.core import AUDIT_S
 from firmware.journal.lease import Holder, this_process
-from firmware.sdnotify import Notifier
 from firmware.store import connect
 from firmware.table import BOOT_RETRY_S
 from firmware.views import FlashView, MessageView, ScoreView
 from tests.redis_server import free_port
+from tests.status_log import StatusLog
 
 from .appliance import Appliance
 from .autopilot import Autopilot
@@ -27,18 +27,6 @@ from .playing import PLAYERS, SEED, Playing
 from .rig import Rig
 
 OTHER_PI = Holder("other-pi", "5d1e", 4321, "99")
-
-
-class StatusLog(Notifier):
-    """A notifier that keeps every STATUS= line instead of sending it."""
-
-    def __init__(self):
-        super().__init__("@unused", "", "")
-        self.lines: list[str] = []
-
-    def notify(self, *lines: str) -> bool:
-        self.lines += [line.removeprefix("STATUS=") for line in lines if line.startswith("STATUS=")]
-        return True
 
 
 def canonical(actions) -> list[str]:

@@ -8,25 +8,13 @@ from drivers.display import DisplaySpec, open_display
 from firmware.journal import Journal
 from firmware.journal.local import LocalCopy
 from firmware.loop import Loop
-from firmware.sdnotify import Notifier
 from firmware.store import connect, table_key
 from firmware.table import Table
 from firmware.tagmap import TagEntry, TagMap
+from tests.status_log import StatusLog
 
 LAY = {"type": "lay", "player": 0, "card": {"id": "ulm-1", "city": "ulm"}}
 TAG = TagEntry("thurn_und_taxis", "card", {"id": "ulm-1", "city": "ulm"}, "Ulm")
-
-
-class StatusLog(Notifier):
-    """Every STATUS= line, kept instead of sent."""
-
-    def __init__(self):
-        super().__init__("@unused", "", "")
-        self.lines: list[str] = []
-
-    def notify(self, *lines: str) -> bool:
-        self.lines += [line.removeprefix("STATUS=") for line in lines if line.startswith("STATUS=")]
-        return True
 
 
 def run(url: str, local_dir=None) -> tuple[Loop, list[str]]:
