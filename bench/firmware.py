@@ -27,7 +27,9 @@ built from the demos' profile (mock readers, gpiozero's mock buttons, luma's dum
   (tests/drivers/i2c_oled.py: address byte, control byte, payload; 9 clock cycles a byte). Per game:
   bytes on the bus per frame (p50, p99, max); frames per accepted action; bytes per accepted action
   (everything on the bus from one accepted action to the next: its frames, the chooser's steps and
-  flashes in between, the periodic refreshes), also as a share of a full frame as luma sends it; and
+  flashes in between, the periodic refreshes), also as a share of a full frame as luma sends it; the
+  bytes of the accepting input alone (the tap or press that completed the action and the frame it
+  drew, without the questions that led to it), reported beside the target, not judged; and
   the modelled tap-to-photon of every input that changed the screen: the software time measured
   from the loop taking the input to the last byte the display thread hands to the bus (engine, XADD
   with its fsync, drawing, the hand-over, working out the changed bytes), plus the time the input's bytes take on the wire at 100 kHz (the
@@ -283,6 +285,7 @@ class Wire:
         self.frames: list[int] = []  # wire bytes of every frame transfer
         self.inputs: list[tuple[float, int]] = []  # (software seconds, wire bytes) of inputs that drew
         self.action_marks: list[int] = []  # bus positions where an accepted action's input began
+        self.accepting: list[int] = []  # wire bytes of each input that completed an accepted action
         self.actions = 0
         screen, journal, handle = app.display, app.loop.table.journal, app.loop.handle
         panel = screen.display  # the panel behind the display thread
@@ -305,6 +308,7 @@ class Wire:
             sent = bus.since(mark)
             if self.actions > actions:
                 self.action_marks.append(mark)
+                self.accepting.append(sum(t.wire_bytes for t in sent))
             if sent:
                 self.inputs.append((sent[-1].at - started, sum(t.wire_bytes for t in sent)))
 
@@ -318,6 +322,8 @@ class Wire:
         figures.update(_percentiles("bytes_per_frame", self.frames))
         figures.update(_percentiles("bytes_per_action", per_action))
         figures["bytes_per_action_p50_pct_of_full_frame"] = round(100 * statistics.median(per_action) / full, 1)
+        figures.update(_percentiles("accepting_input_bytes", self.accepting))
+        figures["accepting_input_bytes_p50_pct_of_full_frame"] = round(100 * statistics.median(self.accepting) / full, 1)
         figures.update(_percentiles("software", [s for s, _ in self.inputs], "_ms", 1000))
         for name, hz in BUS_HZ.items():
             photon = [s + bus_seconds(n, hz) for s, n in self.inputs]
