@@ -112,7 +112,8 @@ class Table:
     # -- start-up --------------------------------------------------------------------------------
 
     def boot(self) -> None:
-        """Take the writer lease, write to Redis what the journal's local copy holds and Redis lacks
+        """Take the writer lease, list the games again if their index was damaged, write to Redis what
+        the journal's local copy holds and Redis lacks
         (the games, then the tag map and enrolment's places), enrol the tag files given, load the tag map and recover the game in progress from the
         journal, or start choosing one.
 
@@ -122,6 +123,7 @@ class Table:
         try:
             self._migrate()
             self.journal.claim()
+            self.journal.reindex()
             self.journal.reconcile()
             self.tags.reconcile()
             if self._imports:

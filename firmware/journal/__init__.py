@@ -60,7 +60,8 @@ table writes as home / Saved as new game <gid>"), and the log says it.
 Noticed when: at the next write, and, while the table is idle, every CHECK_S seconds (the signs:
 lease, length, top entry, header, current) and every AUDIT_S seconds (every entry compared; and a
 TTL someone put on a key that must last, the game's, `current`, `games`, `local`, the tag map's, is
-removed before the key expires, and said). The idle check also renews the lease. An entry damaged and the appliance killed before it noticed is
+removed before the key expires, and said; a `games` index of another type is kept aside and built
+again from the headers, as at start). The idle check also renews the lease. An entry damaged and the appliance killed before it noticed is
 found at the next start by the local copy (below; the game moves to a new gid), else left for
 `tablemate log check` / `log repair` (check.py).
 

@@ -575,6 +575,7 @@ class Journal:
             if full:
                 self._next_audit = now + AUDIT_S
                 self._persist(mirror)
+                self.reindex()
             if mirror is not None and mirror.begun:
                 if not self._audit(mirror, full):
                     self._queue.append(Op(mirror, "rewrite"))
@@ -599,6 +600,32 @@ class Journal:
             detail = f"{', '.join(expiring)} had a TTL (it would have expired, and the game or the tag map with it): removed"
             log.warning("%s", detail)
             self.notices.append((("Redis keys had a TTL", "TTL removed"), detail))
+
+    def reindex(self) -> None:
+        """A `games` index of another type (someone's SET, HSET...): kept aside as
+        `<key>:damaged-<time>` and built again from the games' header hashes, so every stored game
+        is listed again (status, log export, the live view, the start's resume); logged and said.
+        Run at boot once the lease is ours, before the game is recovered, and by the idle audit."""
+        key = self.key("games")
+        if self.client.type(key) in ("zset", "none"):
+            return
+        aside = f"{key}:damaged-{time.strftime('%Y%m%d-%H%M%S')}"
+        self.client.rename(key, aside)
+        prefix = self.key("game", "")
+        index = {}
+        for name in self.client.scan_iter(match=_glob_escape(prefix) + "*", count=500):
+            gid = name[len(prefix):]
+            if ":" in gid:  # a game's log, or a key kept aside
+                continue
+            try:
+                index[gid] = float(self.client.hget(name, "created"))
+            except (TypeError, ValueError, redis.ResponseError):  # no header, or not a readable one
+                continue
+        if index:
+            self.client.zadd(key, index)
+        detail = f"{key} held another kind of data than the index of games: kept as {aside}, {len(index)} games listed again"
+        log.warning("%s", detail)
+        self.notices.append((("Games index damaged", "Index rebuilt"), detail))
 
     def _audit(self, mirror: Mirror, full: bool) -> bool:
         """Whether the store holds `mirror`'s game as written (`full`: every entry compared, else its
@@ -883,3 +910,8 @@ class Journal:
                 pipe.xrevrange(self.log_key(gid), count=1)
             tops = pipe.execute(raise_on_error=False)
         return [entry_number(top[0][0]) or 0 if isinstance(top, list) and top else 0 for top in tops]
+
+
+def _glob_escape(text: str) -> str:
+    """`text` matched literally in a SCAN pattern (Redis's glob: * ? [ ] and the backslash)."""
+    return "".join("\\" + c if c in "*?[]\\" else c for c in text)

@@ -60,9 +60,11 @@ CASES = {
                                                                      r.rpush(table_key("t1", "game", gid), "x")), False,
                                                   "Halted: game {gid}: tablemate:{{t1}}:game:{gid} holds another kind of data than a "
                                                   "game's; repair: tablemate log check {gid}"),
+    "the games index of another type": (lambda r, gid, d: (r.delete(table_key("t1", "games")), r.set(table_key("t1", "games"), "x")),
+                                        False, "tablemate:{{t1}}:games held another kind of data than the index of games: kept as "),
     "the games index of another type, current gone": (lambda r, gid, d: (r.delete(table_key("t1", "games"), table_key("t1", "current")),
                                                                         r.set(table_key("t1", "games"), "x")), False,
-                                                       "tablemate:{{t1}}:games holds another kind of data than the index of games"),
+                                                       "Current game lost: game {gid} saved again"),
     "a TTL on the game's stream": (lambda r, gid, d: r.expire(table_key("t1", "game", gid, "log"), 3600), False,
                                    "tablemate:{{t1}}:game:{gid}:log had a TTL (it would have expired, and the game or the tag map "
                                    "with it): removed"),

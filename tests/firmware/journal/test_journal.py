@@ -276,6 +276,26 @@ def test_a_ttl_put_on_the_tables_lasting_keys_is_removed_by_the_idle_check_and_s
     assert 0 < r.pttl(journal.lease_key) <= 15000  # the lease keeps its own
 
 
+def test_a_games_index_of_another_type_is_kept_aside_and_built_again_by_the_idle_check(journal, caplog):
+    played(journal, 2, "g1")
+    played(journal, 1, "g[2]*")  # a gid the SCAN pattern must not take for a glob
+    r, index = journal.client, journal.key("games")
+    r.delete(index)
+    r.set(index, "not an index")
+    r.set(journal.key("game", "gx"), "not a header")
+    assert journal.games() == [] and journal.notices[-1][0] == ("Games index damaged", "Games not listed")
+    assert journal.tick(0.0)
+    assert sorted(journal.games()) == ["g1", "g[2]*"]
+    aside = [key for key in r.scan_iter(match=f"{index}:damaged-*")]
+    assert len(aside) == 1 and r.get(aside[0]) == "not an index"
+    assert journal.notices[-1][0] == ("Games index damaged", "Index rebuilt")
+    assert f"kept as {aside[0]}, 2 games listed again" in caplog.text
+    journal.append("g[2]*", 2, {"n": 2})
+    said = len(journal.notices)
+    journal.tick(10.0)  # the index is sound again: nothing more to say
+    assert len(journal.notices) == said and r.type(index) == "zset"
+
+
 def test_an_entry_another_writer_put_at_the_next_id_moves_the_game_to_a_new_gid(journal):
     played(journal, 2)
     foreign = {"kind": "action", "at": "1.0", "action": json.dumps({"n": "theirs"})}
