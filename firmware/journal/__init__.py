@@ -115,8 +115,17 @@ Redis is down or refuses writes (the "!" badge) loses nothing.
 
 Reading: `load()` checks every entry and names the first damaged one (CorruptJournal, with the
 entry number `log repair --truncate-at` takes); the header comes from entry 0-1, else the hash; a
-game with neither is NoSuchGame. A starting table resumes `current`, or the newest game when
-`current` is gone. Undo appends a marker and never deletes: the audit trail stays.
+game with neither is NoSuchGame. Entries deleted from the middle leave a gap in the ids; entries
+deleted from the end leave none, but Redis's own record of the stream (XINFO STREAM's
+last-generated-id, and from Redis 7.0 max-deleted-entry-id and entries-added) still shows them
+(records.deleted_tail): the first is named as a missing entry ("entry 9-0 is missing, and 10-0 to
+12-0 (deleted from the end)"), and the table halts on it as on a gap, never playing on from a
+shorter game. `log repair --truncate-at 9` keeps every entry stored and accepts the loss: it writes
+the stream anew, which starts Redis's record afresh. The journal's own writes never delete an entry
+(a stream is written again whole: DEL, then XADD), nor do `restore`, the club uplink or the move of
+keys under their hash tag (RENAMENX keeps a stream's record), so none of them looks like a deleted
+end. A starting table resumes `current`, or the newest game when `current` is gone. Undo appends a
+marker and never deletes: the audit trail stays.
 """
 
 from .core import CHECK_S, Journal, new_gid

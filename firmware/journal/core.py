@@ -19,6 +19,7 @@ from .records import (
     CorruptJournal,
     GameRecord,
     NoSuchGame,
+    deleted_tail,
     entry_fields,
     entry_number,
     gone,
@@ -65,6 +66,11 @@ def _mget(r: redis.Redis | redis.client.Pipeline, *keys: str) -> list:
     """MGET of keys of one table (one hash slot): as a command, since redis-py's Redis Cluster pipeline
     refuses its mget() and publish() methods even where the keys, or no key, share the slot."""
     return r.execute_command("MGET", *keys)
+
+
+def _no_stream(error: Exception) -> bool:
+    """XINFO STREAM's error for a key that does not exist."""
+    return isinstance(error, redis.ResponseError) and "no such key" in str(error).lower()
 
 
 class Diverged(Exception):
@@ -384,7 +390,7 @@ class Journal:
         holder, current = _mget(r, self.lease_key, self.key("current"))
         self._may_write(r, holder)
         try:
-            info = self._stream_info(r, self.log_key(mirror.gid))
+            info = self.stream_info(r, self.log_key(mirror.gid))
             header = r.hgetall(self.header_key(mirror.gid))
         except redis.ResponseError as error:
             if is_wrong_type(error):
@@ -394,12 +400,12 @@ class Journal:
         return Seen(holder, current, info.get("length", 0), tuple(top) if top else None, header)
 
     @staticmethod
-    def _stream_info(r: redis.Redis, key: str) -> dict:
+    def stream_info(r: redis.Redis, key: str) -> dict:
         """XINFO STREAM (the length and the newest entry in one command); {} when there is no stream."""
         try:
             return r.xinfo_stream(key)
         except redis.ResponseError as error:
-            if "no such key" in str(error).lower():
+            if _no_stream(error):
                 return {}
             raise
 
@@ -822,18 +828,23 @@ class Journal:
             return []
 
     def load(self, gid: str) -> GameRecord:
-        """Game `gid` with its entries; CorruptJournal when anything stored is unreadable, NoSuchGame
-        when nothing is stored under `gid`. Two reads in one round trip, not a transaction: a full
-        Redis refuses every command queued in MULTI, and reads must work when writes cannot."""
+        """Game `gid` with its entries; CorruptJournal when anything stored is unreadable or Redis's
+        record of the stream shows entries deleted from its end, NoSuchGame when nothing is stored
+        under `gid`. Three reads (the header, the stream, XINFO STREAM) in one round trip, not a
+        transaction: a full Redis refuses every command queued in MULTI, and reads must work when
+        writes cannot."""
         with self.client.pipeline(transaction=False) as pipe:
             pipe.hgetall(self.header_key(gid))
             pipe.xrange(self.log_key(gid))
-            header, stored = pipe.execute(raise_on_error=False)
+            pipe.xinfo_stream(self.log_key(gid))
+            header, stored, info = pipe.execute(raise_on_error=False)
         for key, result in ((self.header_key(gid), header), (self.log_key(gid), stored)):
             if isinstance(result, Exception):
                 if is_wrong_type(result):
                     raise CorruptJournal(gid, f"{key} holds another kind of data than a game's")
                 raise result
+        if isinstance(info, Exception) and not _no_stream(info):
+            raise info
         if not header and not stored:
             raise NoSuchGame(gid, self.table)
         if not stored:
@@ -847,6 +858,9 @@ class Journal:
             if isinstance(item, CorruptJournal):
                 raise item
             record.entries.append(item[1:])
+        tail = deleted_tail(stored, {} if isinstance(info, Exception) else info)
+        if tail is not None:
+            raise CorruptJournal(gid, tail.reason, tail.first)
         record.raw = [dict(fields) for entry_id, fields in stored if entry_id != HEAD_ID]
         return record
 
