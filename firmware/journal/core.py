@@ -27,8 +27,9 @@ from .records import (
     parse_identity,
     parse_state,
     scan,
+    stream_id,
 )
-from .refusal import STORE_ERRORS, LeaseHeld, Refused, Trouble, is_wrong_type, trouble
+from .refusal import STORE_ERRORS, LeaseHeld, Refused, Trouble, is_unknown_command, is_wrong_type, trouble
 
 log = logging.getLogger(__name__)
 
@@ -137,6 +138,16 @@ class Seen:
     length: int
     top: tuple[str, dict[str, str]] | None
     header: dict[str, str]
+    #: the stream's last-generated-id, and (Redis 7.0 on) its entries-added: past its top and its
+    #: length when entries were deleted from its end (None: no stream, or not reported)
+    last: str | None = None
+    added: int | None = None
+
+    @property
+    def behind(self) -> bool:
+        """Redis generated ids past the stream's newest entry: XADD refuses them until XSETID sets
+        the last id back."""
+        return self.last is not None and stream_id(self.last) > stream_id(self.top[0] if self.top else "0-0")
 
 
 class Journal:
@@ -397,7 +408,8 @@ class Journal:
                 raise Diverged("Game changed in Redis", f"one of its keys holds another kind of data ({error})") from None
             raise
         top = info.get("last-entry")
-        return Seen(holder, current, info.get("length", 0), tuple(top) if top else None, header)
+        return Seen(holder, current, info.get("length", 0), tuple(top) if top else None, header, info.get("last-generated-id"),
+                    info.get("entries-added"))
 
     @staticmethod
     def stream_info(r: redis.Redis, key: str) -> dict:
@@ -463,15 +475,38 @@ class Journal:
         if op.kind == "begin" and mirror is self._active:
             pipe.set(self.key("current"), gid)
         first = mirror.written + 1
+        restore = op.kind == "entries" and op.upto >= first and (seen.behind or (seen.added or 0) > seen.length)
+        if restore and seen.behind:
+            pipe.execute_command("XSETID", log_key, seen.top[0] if seen.top else "0-0")
         for number in range(first, op.upto + 1):
             exists = seen.length > 0 or number > first
             pipe.xadd(log_key, mirror.entries[number - 1], id=f"{number}-0", nomkstream=exists)
-        failed = [r for r in self._commit(pipe, mirror, gid, self._update(op)) if r is None or isinstance(r, Exception)]
+        if restore:
+            self._keep_record(pipe, log_key, seen, f"{op.upto}-0", seen.length + op.upto - mirror.written)
+        try:
+            results = self._commit(pipe, mirror, gid, self._update(op))
+        except redis.ResponseError as error:
+            if not (restore and is_unknown_command(error)):
+                raise
+            raise Diverged("Game changed in Redis", f"entries were deleted from its stream's end, and this store cannot "
+                                                    f"write them back at their ids ({error})") from None
+        failed = [r for r in results if r is None or isinstance(r, Exception)]
         if failed:
             raise Diverged("Game changed in Redis", f"Redis refused part of a write: {failed[0]}")
         if source is not None:
             log.warning("game %s: the fork that made it was cut short; game %s now says forked_to %s", gid, mirror.state["forked_from"], gid)
         self._written(op)
+
+    @staticmethod
+    def _keep_record(pipe: redis.client.Pipeline, log_key: str, seen: Seen, newest: str, length: int) -> None:
+        """Entries deleted from the end of the stream are written back (the local copy held them), at
+        their ids once XSETID set its last id back: Redis's record of the stream (XINFO STREAM) is set
+        as if they had never been deleted, so it still shows any deleted entry not written back
+        (records.deleted_tail), and no more. `newest`: the newest entry id and `length` the stream's
+        length once they are written."""
+        last = max(seen.last, newest, key=stream_id)
+        added = ("ENTRIESADDED", max(seen.added, length)) if seen.added is not None else ()
+        pipe.execute_command("XSETID", log_key, last, *added)
 
     def _commit(self, pipe: redis.client.Pipeline, mirror: Mirror, gid: str, update: dict) -> list:
         """Renew the lease, tell live viewers, list the game in `games`, and run the transaction: the
