@@ -86,7 +86,12 @@ Redis is down or refuses writes (the "!" badge) loses nothing.
   entry Redis holds of it, and the running journal's own writes (above) make the store right:
   - Redis holds nothing of it: the game is written under its gid (its header, then its entries);
   - Redis holds a prefix of it, or all of it: the entries it lacks are written, in order, with their
-    own ids, and the status when it differs. An entry Redis holds is never written again;
+    own ids, and the status when it differs. An entry Redis holds is never written again. Entries
+    deleted from the stream's end go back the same way: in the same transaction XSETID sets the
+    stream's last id back to its newest entry (XADD refuses an id at or below it), and after them
+    sets Redis's record of the stream (its last id, entries-added) as if they had never been
+    deleted, so any the file lacks too stays on record (see Reading). A store without XSETID (the
+    in-memory fakeredis) has the game written again instead, as below;
   - the file is not whole and Redis holds its game and more: Redis's stands (the file is older);
   - the game was repaired in Redis (a `repaired` note the file lacks): Redis's stands;
   - anything else: the store departs from the game as written, and it is written again exactly as
@@ -116,8 +121,17 @@ Redis is down or refuses writes (the "!" badge) loses nothing.
 
 Reading: `load()` checks every entry and names the first damaged one (CorruptJournal, with the
 entry number `log repair --truncate-at` takes); the header comes from entry 0-1, else the hash; a
-game with neither is NoSuchGame. A starting table resumes `current`, or the newest game when
-`current` is gone. Undo appends a marker and never deletes: the audit trail stays.
+game with neither is NoSuchGame. Entries deleted from the middle leave a gap in the ids; entries
+deleted from the end leave none, but Redis's own record of the stream (XINFO STREAM's
+last-generated-id, and from Redis 7.0 max-deleted-entry-id and entries-added) still shows them
+(records.deleted_tail): the first is named as a missing entry ("entry 9-0 is missing, and 10-0 to
+12-0 (deleted from the end)"), and the table halts on it as on a gap, never playing on from a
+shorter game. `log repair --truncate-at 9` keeps every entry stored and accepts the loss: it writes
+the stream anew, which starts Redis's record afresh. The journal's own writes never delete an entry
+(a stream is written again whole: DEL, then XADD), nor do `restore`, the club uplink or the move of
+keys under their hash tag (RENAMENX keeps a stream's record), so none of them looks like a deleted
+end. A starting table resumes `current`, or the newest game when `current` is gone. Undo appends a
+marker and never deletes: the audit trail stays.
 """
 
 from .core import CHECK_S, Journal, new_gid

@@ -1,20 +1,24 @@
 """`tablemate log check` and `tablemate log repair`: every damaged part of a stored game named, and a
 game cut back to before its first damaged entry, after a backup of it was kept.
 
-A check reads the header (entry 0-1 and the hash), every entry (its id, its kind, its action), then
-replays the actions through the game's engine up to the first damaged entry: later entries depend on
-the ones before, so the rules cannot judge them once one is damaged (their form still is checked).
+A check reads the header (entry 0-1 and the hash), every entry (its id, its kind, its action) and
+Redis's record of the stream (XINFO STREAM: entries deleted from its end, records.deleted_tail, are
+damage at the first of them), then replays the actions through the game's engine up to the first
+damaged entry: later entries depend on the ones before, so the rules cannot judge them once one is
+damaged (their form still is checked).
 
 A repair keeps a copy of the game first, as a JSON file (its directory made when missing) and under
 new Redis keys (`game:{gid}:backup:{stamp}:log` and `game:{gid}:backup:{stamp}`, copied whatever
 they hold), then, in one transaction watched against any other write, rebuilds the stream with the
 header entry and entries 1 .. N-1, and writes the header hash again (status playing, the fork notes
-it had, a `repaired` note). The header comes from the part of it that names the game (entry 0-1,
-else the hash), so a game whose only damage is in its header (the hash unreadable or of another
-type, entry 0-1 unreadable, the two disagreeing, its entries gone) is repaired keeping every entry:
-`--truncate-at` is then not needed. A table halted on the game finds it readable again within a
-few seconds and plays on from there. A backup that cannot be written is a disk error (the file named,
-nothing repaired).
+it had, a `repaired` note). The stream is written anew (DEL, then XADD), so Redis's record of it
+starts afresh: `--truncate-at` the first entry deleted from the stream's end (every entry stored
+kept) accepts their loss deliberately, and the table goes on from there. The header comes from the
+part of it that names the game (entry 0-1, else the hash), so a game whose only damage is in its
+header (the hash unreadable or of another type, entry 0-1 unreadable, the two disagreeing, its
+entries gone) is repaired keeping every entry: `--truncate-at` is then not needed. A table halted
+on the game finds it readable again within a few seconds and plays on from there. A backup that
+cannot be written is a disk error (the file named, nothing repaired).
 """
 
 import json
@@ -28,7 +32,7 @@ import engines
 
 from ..session import replay
 from .core import Journal
-from .records import HEAD_ID, CorruptJournal, NoSuchGame, gone, head_fields, parse_identity, parse_state, scan
+from .records import HEAD_ID, CorruptJournal, NoSuchGame, Tail, deleted_tail, gone, head_fields, parse_identity, parse_state, scan
 from .refusal import is_wrong_type
 
 
@@ -57,6 +61,8 @@ class Report:
     #: the stored fields, as read: the header hash and the stream
     header: dict = field(default_factory=dict)
     stream: list[tuple[str, dict]] = field(default_factory=list)
+    #: the entries deleted from the end of the stream, as Redis's record of it shows (None: none)
+    tail: Tail | None = None
 
     @property
     def first_damaged(self) -> int | None:
@@ -93,6 +99,10 @@ def examine(journal: Journal, gid: str) -> Report:
             report.damages.append(Damage(item.entry, item.reason.removeprefix(f"entry {item.entry}-0 ")))
         else:
             found.append(item)
+    report.tail = deleted_tail(report.stream, journal.stream_info(journal.client, journal.log_key(gid)) if report.stream else {})
+    if report.tail is not None:
+        report.damages.append(Damage(report.tail.first, report.tail.reason.removeprefix(f"entry {report.tail.first}-0 ")))
+        report.notes.append(f"Redis's record of the stream (XINFO STREAM): {report.tail.evidence}")
     report.entries = sum(1 for entry_id, _ in report.stream if entry_id != HEAD_ID)
     _replay(report, found)
     report.damages.sort(key=lambda d: -1 if d.entry is None else d.entry)
@@ -186,7 +196,8 @@ def repair(journal: Journal, gid: str, truncate_at: int | None, backup_dir: Path
     identity = report.identity
     head = head_fields(identity["game"], identity["players"], identity["options"], identity["created"], identity["hints"],
                        identity["cards"])
-    done = f"truncated at entry {truncate_at}-0" if truncate_at <= entries else "header rebuilt, every entry kept"
+    tail = report.tail
+    done = f"truncated at entry {truncate_at}-0" if truncate_at <= entries or tail else "header rebuilt, every entry kept"
     note = f"{stamp}: {done}; the game before it is in {backup_key}:log and {file}"
     notes = {key: report.header[key] for key in ("forked_from", "forked_to", "fork_reason") if key in report.header}
     log_key, header_key = journal.log_key(gid), journal.header_key(gid)
@@ -214,8 +225,12 @@ def repair(journal: Journal, gid: str, truncate_at: int | None, backup_dir: Path
     holder, _ = journal.holder()
     if truncate_at <= entries:
         lines = [f"game {gid}: kept entries 1-{truncate_at - 1}, removed {entries - len(keep)} from {truncate_at}-0 on"]
+    elif tail:
+        lines = [f"game {gid}: kept entries 1-{entries}, every one stored"]
     else:
         lines = [f"game {gid}: header rebuilt, every entry kept ({entries})"]
+    if tail:
+        lines.append(f"  {tail.reason}: accepted as lost (the stream's last id is {keep[-1][0] if keep else HEAD_ID} again)")
     lines += [f"  header: {damage.reason}: mended" for damage in header]
     lines.append(f"backup: Redis key {backup_key}:log (and {backup_key}), file {file}")
     if holder is not None:

@@ -19,6 +19,7 @@ from .records import (
     CorruptJournal,
     GameRecord,
     NoSuchGame,
+    deleted_tail,
     entry_fields,
     entry_number,
     gone,
@@ -26,8 +27,9 @@ from .records import (
     parse_identity,
     parse_state,
     scan,
+    stream_id,
 )
-from .refusal import STORE_ERRORS, LeaseHeld, Refused, Trouble, is_wrong_type, trouble
+from .refusal import STORE_ERRORS, LeaseHeld, Refused, Trouble, is_unknown_command, is_wrong_type, trouble
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +67,11 @@ def _mget(r: redis.Redis | redis.client.Pipeline, *keys: str) -> list:
     """MGET of keys of one table (one hash slot): as a command, since redis-py's Redis Cluster pipeline
     refuses its mget() and publish() methods even where the keys, or no key, share the slot."""
     return r.execute_command("MGET", *keys)
+
+
+def _no_stream(error: Exception) -> bool:
+    """XINFO STREAM's error for a key that does not exist."""
+    return isinstance(error, redis.ResponseError) and "no such key" in str(error).lower()
 
 
 class Diverged(Exception):
@@ -131,6 +138,16 @@ class Seen:
     length: int
     top: tuple[str, dict[str, str]] | None
     header: dict[str, str]
+    #: the stream's last-generated-id, and (Redis 7.0 on) its entries-added: past its top and its
+    #: length when entries were deleted from its end (None: no stream, or not reported)
+    last: str | None = None
+    added: int | None = None
+
+    @property
+    def behind(self) -> bool:
+        """Redis generated ids past the stream's newest entry: XADD refuses them until XSETID sets
+        the last id back."""
+        return self.last is not None and stream_id(self.last) > stream_id(self.top[0] if self.top else "0-0")
 
 
 class Journal:
@@ -384,22 +401,23 @@ class Journal:
         holder, current = _mget(r, self.lease_key, self.key("current"))
         self._may_write(r, holder)
         try:
-            info = self._stream_info(r, self.log_key(mirror.gid))
+            info = self.stream_info(r, self.log_key(mirror.gid))
             header = r.hgetall(self.header_key(mirror.gid))
         except redis.ResponseError as error:
             if is_wrong_type(error):
                 raise Diverged("Game changed in Redis", f"one of its keys holds another kind of data ({error})") from None
             raise
         top = info.get("last-entry")
-        return Seen(holder, current, info.get("length", 0), tuple(top) if top else None, header)
+        return Seen(holder, current, info.get("length", 0), tuple(top) if top else None, header, info.get("last-generated-id"),
+                    info.get("entries-added"))
 
     @staticmethod
-    def _stream_info(r: redis.Redis, key: str) -> dict:
+    def stream_info(r: redis.Redis, key: str) -> dict:
         """XINFO STREAM (the length and the newest entry in one command); {} when there is no stream."""
         try:
             return r.xinfo_stream(key)
         except redis.ResponseError as error:
-            if "no such key" in str(error).lower():
+            if _no_stream(error):
                 return {}
             raise
 
@@ -457,15 +475,38 @@ class Journal:
         if op.kind == "begin" and mirror is self._active:
             pipe.set(self.key("current"), gid)
         first = mirror.written + 1
+        restore = op.kind == "entries" and op.upto >= first and (seen.behind or (seen.added or 0) > seen.length)
+        if restore and seen.behind:
+            pipe.execute_command("XSETID", log_key, seen.top[0] if seen.top else "0-0")
         for number in range(first, op.upto + 1):
             exists = seen.length > 0 or number > first
             pipe.xadd(log_key, mirror.entries[number - 1], id=f"{number}-0", nomkstream=exists)
-        failed = [r for r in self._commit(pipe, mirror, gid, self._update(op)) if r is None or isinstance(r, Exception)]
+        if restore:
+            self._keep_record(pipe, log_key, seen, f"{op.upto}-0", seen.length + op.upto - mirror.written)
+        try:
+            results = self._commit(pipe, mirror, gid, self._update(op))
+        except redis.ResponseError as error:
+            if not (restore and is_unknown_command(error)):
+                raise
+            raise Diverged("Game changed in Redis", f"entries were deleted from its stream's end, and this store cannot "
+                                                    f"write them back at their ids ({error})") from None
+        failed = [r for r in results if r is None or isinstance(r, Exception)]
         if failed:
             raise Diverged("Game changed in Redis", f"Redis refused part of a write: {failed[0]}")
         if source is not None:
             log.warning("game %s: the fork that made it was cut short; game %s now says forked_to %s", gid, mirror.state["forked_from"], gid)
         self._written(op)
+
+    @staticmethod
+    def _keep_record(pipe: redis.client.Pipeline, log_key: str, seen: Seen, newest: str, length: int) -> None:
+        """Entries deleted from the end of the stream are written back (the local copy held them), at
+        their ids once XSETID set its last id back: Redis's record of the stream (XINFO STREAM) is set
+        as if they had never been deleted, so it still shows any deleted entry not written back
+        (records.deleted_tail), and no more. `newest`: the newest entry id and `length` the stream's
+        length once they are written."""
+        last = max(seen.last, newest, key=stream_id)
+        added = ("ENTRIESADDED", max(seen.added, length)) if seen.added is not None else ()
+        pipe.execute_command("XSETID", log_key, last, *added)
 
     def _commit(self, pipe: redis.client.Pipeline, mirror: Mirror, gid: str, update: dict) -> list:
         """Renew the lease, tell live viewers, list the game in `games`, and run the transaction: the
@@ -849,18 +890,23 @@ class Journal:
             return []
 
     def load(self, gid: str) -> GameRecord:
-        """Game `gid` with its entries; CorruptJournal when anything stored is unreadable, NoSuchGame
-        when nothing is stored under `gid`. Two reads in one round trip, not a transaction: a full
-        Redis refuses every command queued in MULTI, and reads must work when writes cannot."""
+        """Game `gid` with its entries; CorruptJournal when anything stored is unreadable or Redis's
+        record of the stream shows entries deleted from its end, NoSuchGame when nothing is stored
+        under `gid`. Three reads (the header, the stream, XINFO STREAM) in one round trip, not a
+        transaction: a full Redis refuses every command queued in MULTI, and reads must work when
+        writes cannot."""
         with self.client.pipeline(transaction=False) as pipe:
             pipe.hgetall(self.header_key(gid))
             pipe.xrange(self.log_key(gid))
-            header, stored = pipe.execute(raise_on_error=False)
+            pipe.xinfo_stream(self.log_key(gid))
+            header, stored, info = pipe.execute(raise_on_error=False)
         for key, result in ((self.header_key(gid), header), (self.log_key(gid), stored)):
             if isinstance(result, Exception):
                 if is_wrong_type(result):
                     raise CorruptJournal(gid, f"{key} holds another kind of data than a game's")
                 raise result
+        if isinstance(info, Exception) and not _no_stream(info):
+            raise info
         if not header and not stored:
             raise NoSuchGame(gid, self.table)
         if not stored:
@@ -874,6 +920,9 @@ class Journal:
             if isinstance(item, CorruptJournal):
                 raise item
             record.entries.append(item[1:])
+        tail = deleted_tail(stored, {} if isinstance(info, Exception) else info)
+        if tail is not None:
+            raise CorruptJournal(gid, tail.reason, tail.first)
         record.raw = [dict(fields) for entry_id, fields in stored if entry_id != HEAD_ID]
         return record
 

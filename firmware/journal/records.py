@@ -4,6 +4,12 @@ A game's stream holds entry `0-1`, its header (game, players, options, created, 
 changes), then entry `{n}-0` for the n-th action or undo marker. The header hash holds the same
 fields plus what changes (status, scores) and notes (forked_from, forked_to, fork_reason, repaired).
 The stream alone rebuilds a game; games stored before entry 0-1 existed have only the hash.
+
+Entries deleted from the middle of a stream leave a gap in the ids (`scan`); entries deleted from
+its end leave none, but Redis keeps its own record of the stream (XINFO STREAM): the last id it
+generated, and from Redis 7.0 the largest id deleted and how many entries were ever added
+(`deleted_tail`). Our own writes never delete an entry: a stream is only ever written again whole
+(DEL, then XADD), which starts that record afresh.
 """
 
 import json
@@ -154,6 +160,55 @@ def gone(header: dict[str, str]) -> str:
     which every game begun since it exists has), cannot be replayed: its entries were deleted."""
     return (f"its entries are gone: Redis holds its header (status {header.get('status') or 'playing'}) "
             "but no stream (deleted?)")
+
+
+@dataclass(frozen=True)
+class Tail:
+    """Entries deleted from the end of a game's stream: from entry `first` to `last` (None: Redis's
+    record does not say how far), and what Redis records, in words (`evidence`)."""
+
+    first: int
+    last: int | None
+    evidence: str
+
+    @property
+    def reason(self) -> str:
+        """In CorruptJournal's words, short enough for the screen with the repair command below it."""
+        if self.last is None:
+            newest = f"entry {self.first - 1}-0" if self.first > 1 else "its header"
+            return f"entries after {newest} are missing (deleted from the end)"
+        after = self.first + 1
+        more = "" if self.last == self.first else f", and {after}-0" if self.last == after else f", and {after}-0 to {self.last}-0"
+        return f"entry {self.first}-0 is missing{more} (deleted from the end)"
+
+
+def stream_id(entry_id: str) -> tuple[int, int]:
+    """A stream entry id as Redis orders it: (milliseconds, sequence)."""
+    ms, _, sequence = entry_id.partition("-")
+    return int(ms), int(sequence or 0)
+
+
+def deleted_tail(stored: list[tuple[str, dict]], info: dict) -> Tail | None:
+    """The entries deleted from the end of a stream that holds `stored` (at least one entry), as
+    Redis's record of it, XINFO STREAM `info`, shows: its last-generated-id past the newest entry
+    stored; or, from Redis 7.0, its max-deleted-entry-id past it (the last id set back by XSETID);
+    or more entries added (entries-added) than the stored ones account for (entry 0-1, entries 1 to
+    the newest, a gap among them included: a stream starting with entry 0-1 only). None: no sign."""
+    if not stored or not info:
+        return None
+    top = stored[-1][0]
+    newest = max((n for n in (entry_number(entry_id) for entry_id, _ in stored) if n), default=0)
+    last, deleted, added = info.get("last-generated-id"), info.get("max-deleted-entry-id"), info.get("entries-added")
+    if last and stream_id(last) > stream_id(top):
+        return Tail(newest + 1, entry_number(last), f"its last id is {last}, past its newest entry {top}")
+    if deleted and stream_id(deleted) > stream_id(top):
+        return Tail(newest + 1, entry_number(deleted), f"Redis deleted ids up to {deleted}, past its newest entry {top}")
+    foreign = sum(1 for entry_id, _ in stored if entry_id != HEAD_ID and entry_number(entry_id) is None)
+    accounted = newest + 1 + foreign
+    if added is not None and stored[0][0] == HEAD_ID and added > accounted:
+        return Tail(newest + 1, newest + added - accounted,
+                    f"Redis counts {added} entries ever added to it, entry 0-1 and entries up to {top} account for {accounted}")
+    return None
 
 
 def entry_number(entry_id: str) -> int | None:

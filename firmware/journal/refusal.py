@@ -93,3 +93,8 @@ def trouble(error: BaseException) -> Trouble:
 
 def is_wrong_type(error: Exception) -> bool:
     return isinstance(error, redis.ResponseError) and code(error) == "WRONGTYPE"
+
+
+def is_unknown_command(error: Exception) -> bool:
+    """A command the store does not have (the in-memory store, fakeredis, lacks a few: XSETID)."""
+    return isinstance(error, redis.ResponseError) and "unknown command" in str(error).lower()

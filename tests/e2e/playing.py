@@ -1,6 +1,8 @@
 """A Taj Mahal game at the rig, played by the autopilot up to a chosen action (the bad-input and
 hostile-store tests)."""
 
+from pathlib import Path
+
 from firmware.tagmap import TagEntry
 from firmware.views import FlashView, ScoreView
 
@@ -16,9 +18,9 @@ OTHER_GAME_TAG = "0e0e0e0e"
 class Playing:
     """A Taj Mahal game at the rig, played by the autopilot up to a chosen action."""
 
-    def __init__(self, url: str):
+    def __init__(self, url: str, local_dir: Path | None = None):
         self.actions = bot_game("taj_mahal", PLAYERS, {}, SEED)
-        self.rig = Rig(url)
+        self.rig = Rig(url, local_dir=local_dir)
         self.uids = enrol(self.rig.table.tags, components("taj_mahal", self.actions))
         self.rig.table.tags.set(OTHER_GAME_TAG, TagEntry("thurn_und_taxis", "card", {"id": "ulm-1", "city": "ulm"}, "Ulm"))
         for label in ("Taj Mahal", f"{PLAYERS} players", "Hints on"):

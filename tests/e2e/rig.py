@@ -9,6 +9,7 @@ from firmware.app import App
 from firmware.config import Profile, StoreConfig, load_profile
 from firmware.flows import Choose
 from firmware.script import Step, VirtualClock, VirtualTime
+from firmware.sdnotify import Notifier
 
 PROFILE = Path(__file__).parents[2] / "firmware" / "demos" / "profile.toml"
 
@@ -29,10 +30,10 @@ def mocked_profile(url: str, table: str = "t1", display: DisplaySpec = DisplaySp
 
 class Rig:
     def __init__(self, url: str, table: str = "t1", record: list[str] | None = None,
-                 display: DisplaySpec = DisplaySpec(driver="dummy"), local_dir: Path | None = None):
+                 display: DisplaySpec = DisplaySpec(driver="dummy"), local_dir: Path | None = None, notifier: Notifier | None = None):
         profile = mocked_profile(url, table, display, local_dir)
         self.clock = VirtualClock()
-        self.app = App.build(profile, clock=self.clock, web=False)
+        self.app = App.build(profile, clock=self.clock, web=False, notifier=notifier)
         self.hands = VirtualTime(self.app, self.clock)
         self.record = record
         self.app.loop.start()

@@ -1,26 +1,31 @@
 """A hostile store (firmware/journal/__init__.py has the rules). The whole appliance on mocked hardware
 (tests/e2e/rig.py) plays Taj Mahal against a real redis-server while the store is tampered with:
 keys deleted, FLUSHALL, an entry another writer puts at the next id, an entry changed, a full,
-read-only or failing server, a second table with the same id. In every case nothing raises, the
-screen and the STATUS= line say what happened, and the stored game equals the game played, under
-its own gid or under the new gid the journal documents (forked_from / forked_to).
+read-only or failing server, a second table with the same id, the newest entries deleted while the
+appliance was stopped. In every case nothing raises, the screen and the STATUS= line say what
+happened, and the stored game equals the game played, under its own gid or under the new gid the
+journal documents (forked_from / forked_to), or the table halts saying what was lost until
+`tablemate log repair` accepts the loss.
 """
 
 import json
+import logging
+import textwrap
 import time
 
 import pytest
 
+from firmware import cli
 from firmware.journal import CHECK_S, Journal
 from firmware.journal.core import AUDIT_S
 from firmware.journal.lease import Holder, this_process
 from firmware.store import connect
-from firmware.table import BOOT_RETRY_S
+from firmware.table import BOOT_RETRY_S, HALT_RETRY_S
 from firmware.views import FlashView, MessageView, ScoreView
 from tests.redis_server import free_port
 from tests.status_log import StatusLog
 
-from .appliance import Appliance
+from .appliance import Appliance, write_profile
 from .autopilot import Autopilot
 from .games import bot_game, components, enrol
 from .playing import PLAYERS, SEED, Playing
@@ -249,4 +254,77 @@ def test_a_redis_set_up_to_lose_games_is_warned_about_once_at_boot(redis_server,
     assert f"fix: redis-cli -p {redis_server.port} CONFIG SET maxmemory-policy noeviction" in caplog.text
     rig.hands.passes(rig.table.settings.error_s + 0.1)
     assert rig.table.running is not None and not isinstance(rig.table.view(), FlashView)  # choosing a game, warned once
+    rig.close()
+
+
+def delete_newest(url: str, gid: str, count: int, entries: int) -> None:
+    """XDEL of the newest `count` of the game's `entries` entries, as someone would while the appliance is stopped."""
+    connect(url).xdel(f"tablemate:{{t1}}:game:{gid}:log", *(f"{n}-0" for n in range(entries - count + 1, entries + 1)))
+
+
+def test_entries_deleted_from_the_end_while_stopped_halt_the_table_until_a_repair_accepts_the_loss(redis_server, tmp_path,
+                                                                                                 capsys, caplog):
+    table, _ = playing(redis_server.url, 12)
+    gid, entries = table.session.gid, table.session.entries
+    table.close()
+    delete_newest(redis_server.url, gid, 3, entries)
+    first = entries - 2
+    message = f"entry {first}-0 is missing, and {first + 1}-0 to {entries}-0 (deleted from the end)"
+    repair = f"tablemate log repair {gid} --truncate-at {first}"
+    journal = Journal(connect(redis_server.url), "t1")
+    stored = journal.client.xrange(journal.log_key(gid))
+
+    caplog.set_level(logging.INFO)
+    rig = Rig(redis_server.url, notifier=(statuses := StatusLog()))
+    view = rig.table.view()
+    assert view == MessageView("Journal problem", (message, f"Run: {repair}", "Hold undo: menu"), view.offline, view.notice)
+    screen = rig.app.loop.screen
+    assert sum(len(textwrap.wrap(line, screen.columns)) for line in view.lines) <= screen.rows - 1  # all below the title
+    assert rig.image.tobytes() == screen.render(view).tobytes()
+    assert statuses.lines == [f"Halted: game {gid}: {message}; repair: {repair}"]
+    assert f"journal problem: game {gid}: {message}; repair it with: {repair}" in caplog.text
+    rig.hands.passes(HALT_RETRY_S + 0.1)  # tried again: still damaged, nothing written
+    assert rig.table.session is None and journal.client.xrange(journal.log_key(gid)) == stored
+
+    profile = str(write_profile(tmp_path / "profile.toml", redis_server.url))
+    capsys.readouterr()
+    assert cli.main(["log", "check", gid, "--config", profile]) == 1
+    out = capsys.readouterr().out
+    assert f"  entry {first}-0: {message.removeprefix(f'entry {first}-0 ')}" in out
+    assert f"  repair: {repair} (keeps entries 1-{first - 1})" in out
+    assert cli.main(["status", "--config", profile]) == 2
+    assert capsys.readouterr() == ("", f"tablemate: game {gid}: {message}\ntablemate: see {repair}\n")
+    assert cli.main(["log", "repair", gid, "--truncate-at", str(first), "--backup-dir", str(tmp_path), "--config", profile]) == 0
+    assert f"  {message}: accepted as lost" in capsys.readouterr().out
+
+    rig.hands.passes(HALT_RETRY_S + 0.1)  # the halted table finds the game readable again
+    assert rig.table.view() == FlashView(("Game repaired", "Play on"))
+    kept = journal.load(gid)
+    assert kept.raw[: first - 1] == [fields for entry_id, fields in stored if entry_id != "0-1"]
+    assert rig.table.session.entries == len(kept.entries) >= first - 1  # (an automatic action may be written at once)
+    rig.press("undo")  # play goes on from there
+    after = journal.load(gid).entries
+    assert after[: len(kept.entries) + 1] == kept.entries + [("undo", None)] and rig.table.session.entries == len(after)
+    rig.close()
+
+
+def test_entries_deleted_from_the_end_while_stopped_come_back_from_the_local_copy(redis_server, tmp_path):
+    table = Playing(redis_server.url, local_dir=tmp_path / "state")
+    table.play_until(lambda a: table.done >= 12 and a["type"] == "play")
+    gid, entries, actions = table.session.gid, table.session.entries, list(table.session.actions)
+    stored = table.stored()
+    table.close()
+    delete_newest(redis_server.url, gid, 3, entries)
+
+    rig = Rig(redis_server.url, local_dir=tmp_path / "state", notifier=(statuses := StatusLog()))
+    rig.hands.passes(0.1)
+    assert rig.table.view() == FlashView(("Redis lacked 3 entries", "Saved from local copy"))
+    assert f"; Redis lacked 3 entries of game {gid}: written from the local copy" in " | ".join(statuses.lines)
+    journal = Journal(connect(redis_server.url), "t1")
+    assert journal.client.xrange(journal.log_key(gid)) == stored and journal.load(gid).actions == actions
+    info = journal.client.xinfo_stream(journal.log_key(gid))
+    assert (info["last-generated-id"], info["entries-added"]) == (f"{entries}-0", entries + 1)
+    assert rig.table.session.gid == gid and list(rig.table.session.actions) == actions
+    rig.press("undo")  # and the game goes on
+    assert len(journal.load(gid).entries) == entries + 1
     rig.close()

@@ -218,6 +218,25 @@ def test_a_game_the_store_cannot_give_whole_is_named_and_the_rest_backed_up(tmp_
     assert [g.gid for g in contents.games] == [gids[0], gids[2], gids[3]] and contents.skipped[0][0] == gids[1]
 
 
+def test_a_game_whose_last_entries_were_deleted_is_named_and_restored_whole_beside_it(tmp_path, capsys, redis_server):
+    old = make_profile(tmp_path, "old", redis_server.url)
+    gids = fill(old)
+    assert cli(capsys, "backup", str(tmp_path / "monday.jsonl"), "--config", str(old))[0] == 0
+    journal = Journal(connect(redis_server.url), TABLE)
+    whole = journal.load(gids[1])
+    top = len(whole.entries)
+    journal.client.xdel(journal.log_key(gids[1]), f"{top - 1}-0", f"{top}-0")
+    damaged = journal.client.xrange(journal.log_key(gids[1]))
+    status, out, err = cli(capsys, "backup", str(tmp_path / "tuesday.jsonl"), "--config", str(old))
+    assert status == 1 and (f"game {gids[1]} is not in the backup: game {gids[1]}: entry {top - 1}-0 is missing, and {top}-0 "
+                            "(deleted from the end)") in err
+
+    status, out, _ = cli(capsys, "restore", str(tmp_path / "monday.jsonl"), "--config", str(old))
+    assert status == 0 and f"both kept, the backup's as {gids[1]}-restored" in out and out.count(": already here\n") == 3
+    assert journal.client.xrange(journal.log_key(gids[1])) == damaged  # never overwritten
+    assert journal.load(f"{gids[1]}-restored").entries == whole.entries  # written anew: no sign of a deleted end
+
+
 def test_the_nightly_backup_keeps_the_newest_of_this_table(tmp_path, memory_url):
     profile = load_profile(make_profile(tmp_path, "old", memory_url))
     folder = tmp_path / "backups"

@@ -108,3 +108,38 @@ def test_a_header_that_names_a_game_the_rules_refuse_is_not_mended_by_a_repair(j
     rewrite_head(journal, game="chess")
     with pytest.raises(RepairRefused, match="unknown game 'chess': no repair mends that"):
         repair(journal, "g1", None, tmp_path)
+
+
+def test_entries_deleted_from_the_end_are_listed_and_a_repair_accepts_their_loss(real_url, tmp_path):
+    journal = Journal(connect(real_url), "t1")
+    session = Session.start(journal, "thurn_und_taxis", ["Ana", "Ben"], gid="g1")
+    for action in LAYS:
+        session.apply(action)
+    journal.release()
+    key = journal.log_key("g1")
+    journal.client.xdel(key, "3-0", "4-0")
+    stored = journal.client.xrange(key)
+
+    report = examine(journal, "g1")
+    assert report.lines() == [
+        "game g1: Thurn und Taxis, 2 players, 2 entries", "  note: status playing",
+        "  note: Redis's record of the stream (XINFO STREAM): its last id is 4-0, past its newest entry 2-0",
+        "  entry 3-0: is missing, and 4-0 (deleted from the end)",
+        "  repair: tablemate log repair g1 --truncate-at 3 (keeps entries 1-2)"]
+    with pytest.raises(RepairRefused, match="entry 3-0 is damaged: give --truncate-at 3 "):
+        repair(journal, "g1", None, tmp_path)
+
+    lines = repair(journal, "g1", 3, tmp_path)
+    assert lines[:2] == ["game g1: kept entries 1-2, every one stored",
+                         "  entry 3-0 is missing, and 4-0 (deleted from the end): accepted as lost "
+                         "(the stream's last id is 2-0 again)"]
+    info = journal.client.xinfo_stream(key)
+    assert (info["last-generated-id"], info["entries-added"], info["max-deleted-entry-id"], info["length"]) == ("2-0", 3, "0-0", 3)
+    (backup,) = tmp_path.glob("tablemate-t1-g1-*.json")
+    saved = json.loads(backup.read_text())
+    assert journal.client.xrange(saved["key"]) == stored and journal.client.xinfo_stream(saved["key"])["last-generated-id"] == "4-0"
+    assert not examine(journal, "g1").damages
+    assert journal.load("g1").notes["repaired"].split(": ", 1)[1].startswith("truncated at entry 3-0")
+    session = Session.recover(journal)  # the table goes on from entry 3
+    session.apply(LAYS[2])
+    assert journal.load("g1").actions == LAYS[:3]

@@ -2,14 +2,18 @@
 lease, a store that departs from the game (written again, or as a new game), corruption named."""
 
 import json
+import textwrap
 import time
 
 import pytest
 import redis
 
 from firmware.journal import CorruptJournal, Journal, NoSuchGame, Refused, trouble
+from firmware.journal.check import examine
 from firmware.journal.lease import Holder, this_process
-from firmware.store import connect, memory_server
+from firmware.journal.records import Tail
+from firmware.screens import Screen
+from firmware.store import connect, memory_server, migrate_keys
 
 T = "thurn_und_taxis"
 OTHER_PI = Holder("other-pi", "5d1e", 4321, "99")
@@ -146,6 +150,111 @@ def test_real_redis_outage_then_recovery(redis_server):
     redis_server.start()
     assert journal.flush()
     assert journal.load("g1").actions == [{"n": 1}, {"n": 2}, {"n": 3}]
+
+
+# -- entries deleted from the end of the stream (records.deleted_tail) -----------------------------
+
+
+def xsetid(r: redis.Redis, key: str, *args: str) -> None:
+    r.execute_command("XSETID", key, *args)
+
+
+def record_of(journal: Journal, gid: str) -> tuple:
+    """Redis's record of game `gid`'s stream: its last id, its newest entry, entries added, its length."""
+    info = journal.client.xinfo_stream(journal.log_key(gid))
+    return info["last-generated-id"], info["last-entry"][0], info["entries-added"], info["length"]
+
+
+#: what is done to a game of 6 entries while no table runs, the first entry it lacks, what load() says,
+#: and what Redis records (`log check` says it)
+TAIL = {
+    "the newest entry deleted": (lambda r, key: r.xdel(key, "6-0"), 6, "entry 6-0 is missing (deleted from the end)",
+                                 "its last id is 6-0, past its newest entry 5-0"),
+    "the newest three deleted": (lambda r, key: r.xdel(key, "4-0", "5-0", "6-0"), 4,
+                                 "entry 4-0 is missing, and 5-0 to 6-0 (deleted from the end)",
+                                 "its last id is 6-0, past its newest entry 3-0"),
+    "every entry but the header deleted": (lambda r, key: r.xdel(key, *(f"{n}-0" for n in range(1, 7))), 1,
+                                           "entry 1-0 is missing, and 2-0 to 6-0 (deleted from the end)",
+                                           "its last id is 6-0, past its newest entry 0-1"),
+    "then the last id set back (XSETID)": (lambda r, key: (r.xdel(key, "5-0", "6-0"), xsetid(r, key, "4-0")), 5,
+                                           "entry 5-0 is missing, and 6-0 (deleted from the end)",
+                                           "Redis deleted ids up to 6-0, past its newest entry 4-0"),
+    "then the last id and the largest deleted id set back": (
+        lambda r, key: (r.xdel(key, "5-0", "6-0"), xsetid(r, key, "4-0", "MAXDELETEDID", "4-0")), 5,
+        "entry 5-0 is missing, and 6-0 (deleted from the end)",
+        "Redis counts 7 entries ever added to it, entry 0-1 and entries up to 4-0 account for 5"),
+    "another writer's entry added, then deleted": (lambda r, key: (r.xadd(key, {"kind": "undo"}, id="6-1"), r.xdel(key, "6-1")), 7,
+                                                   "entries after entry 6-0 are missing (deleted from the end)",
+                                                   "its last id is 6-1, past its newest entry 6-0"),
+}
+
+
+@pytest.mark.parametrize("tamper", TAIL)
+def test_entries_deleted_from_the_end_of_the_stream_are_corruption_not_a_shorter_game(real_url, tamper):
+    journal = Journal(connect(real_url), "t1")
+    played(journal, 6)
+    journal.release()
+    do, first, message, evidence = TAIL[tamper]
+    do(journal.client, journal.log_key("g1"))
+    with pytest.raises(CorruptJournal) as raised:
+        Journal(journal.client, "t1").load("g1")
+    assert raised.value.reason == message and raised.value.entry == first
+    assert raised.value.repair == f"tablemate log repair g1 --truncate-at {first}"
+    assert f"Redis's record of the stream (XINFO STREAM): {evidence}" in examine(journal, "g1").notes
+
+
+@pytest.mark.parametrize("last", [1888, 1889, 2000, None])
+def test_a_deleted_end_is_said_in_three_lines_of_the_screen_whatever_its_entry_numbers(last):
+    """A halted table shows the reason above "Run: tablemate log repair <gid> --truncate-at N" (three
+    lines) and "Hold undo: menu", under the title: seven lines in all."""
+    assert len(textwrap.wrap(Tail(1888, last, "Redis's record").reason, Screen().columns)) <= 3
+
+
+def test_the_in_memory_store_keeps_the_same_record_of_a_stream(journal):
+    """fakeredis reports XINFO STREAM's last-generated-id, max-deleted-entry-id and entries-added as
+    Redis does: a table on it finds a deleted end too."""
+    played(journal, 3)
+    journal.client.xdel(journal.log_key("g1"), "2-0", "3-0")
+    with pytest.raises(CorruptJournal, match=r"^game g1: entry 2-0 is missing, and 3-0 \(deleted from the end\)$"):
+        Journal(journal.client, "t1").load("g1")
+
+
+def test_a_gap_in_the_middle_is_named_before_a_deleted_end(real_url):
+    journal = Journal(connect(real_url), "t1")
+    played(journal, 6)
+    journal.client.xdel(journal.log_key("g1"), "3-0", "6-0")
+    with pytest.raises(CorruptJournal, match=r"entry 3-0 is missing \(found 4-0 instead\)") as raised:
+        Journal(journal.client, "t1").load("g1")
+    assert raised.value.entry == 3
+
+
+def test_the_journals_own_writes_never_look_like_a_deleted_end(real_url):
+    """Undo markers, a game written again under its gid or as a new game, keys moved under their hash
+    tag: every stream's last id is its newest entry, and Redis counts as many entries added as it holds."""
+    client = connect(real_url)
+    journal = Journal(client, "t1", clock=lambda: 1000.0)
+    played(journal, 3)
+    journal.append("g1", 4, None)
+    journal.append("g1", 5, None, {"n": 5})
+    client.xdel(journal.log_key("g1"), "5-0", "6-0")  # while the table runs: it writes the game again from memory
+    journal.append("g1", 7, {"n": 7})
+    assert journal.notices[-1][0] == ("Game changed in Redis", "Game saved again")
+    client.xadd(journal.log_key("g1"), {"kind": "undo"}, id="8-0")  # another writer's: the game moves to a new gid
+    journal.append("g1", 8, {"n": 8})
+    new = journal.gid_of("g1")
+    assert new != "g1"
+    assert record_of(journal, "g1") == ("8-0", "8-0", 9, 9) and record_of(journal, new) == ("8-0", "8-0", 9, 9)
+    assert len(journal.load("g1").entries) == len(journal.load(new).entries) == 8
+    journal.release()
+    if "cluster" in real_url:
+        return  # a cluster never held the old key names
+    for key in client.keys("tablemate:{t1}:*"):
+        client.rename(key, key.replace("{t1}", "t1"))  # as a store written before the hash tag
+    client.xdel("tablemate:t1:game:g1:log", "8-0")
+    assert migrate_keys(client, "t1") > 0
+    assert record_of(journal, new) == ("8-0", "8-0", 9, 9) and len(journal.load(new).entries) == 8
+    with pytest.raises(CorruptJournal, match=r"entry 8-0 is missing \(deleted from the end\)"):
+        journal.load("g1")  # a deleted end moves with its stream
 
 
 def test_entries_after_a_known_count(journal):

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from firmware.journal import Journal
+from firmware.journal import CorruptJournal, Journal
 from firmware.journal import local as local_module
 from firmware.journal.check import repair
 from firmware.journal.local import LocalCopy
@@ -148,6 +148,74 @@ def test_a_store_tampered_with_just_before_a_kill_gets_the_tables_game_back(tabl
     assert [g.gid for g in table.file().games] == [gid]
     table.start()
     assert table.runs[-1].current() == gid and sorted(journal.games()) == sorted({"g1", gid})  # not forked twice
+
+
+LOG = table_key("t1", "game", "g1", "log")
+
+
+def record_of(client) -> tuple:
+    """Redis's record of game g1's stream: its last id, entries added, its length."""
+    info = client.xinfo_stream(LOG)
+    return info["last-generated-id"], info["entries-added"], info["length"]
+
+
+#: entries deleted from the end of game g1's stream (6 entries) while no table runs, and how many
+DELETED_END = {
+    "the newest three": (lambda r: r.xdel(LOG, "4-0", "5-0", "6-0"), 3),
+    "every entry but the header": (lambda r: r.xdel(LOG, *(f"{n}-0" for n in range(1, 7))), 6),
+    "the newest three, then the last id set back": (
+        lambda r: (r.xdel(LOG, "4-0", "5-0", "6-0"), r.execute_command("XSETID", LOG, "3-0", "MAXDELETEDID", "3-0")), 3),
+}
+
+
+@pytest.mark.parametrize("deleted", DELETED_END)
+def test_entries_deleted_from_the_end_of_the_stream_are_written_back_at_their_ids(real_url, tmp_path, deleted):
+    """XADD refuses an id at or below the stream's last id: XSETID sets it back first, and Redis's
+    record of the stream ends as if nothing had been deleted."""
+    table = Table(real_url, tmp_path / "state")
+    played(table.start(), 6)
+    before = table.stream("g1")
+    delete, lacked = DELETED_END[deleted]
+    delete(table.client)
+
+    journal = table.start()
+    assert journal.notices == [((f"Redis lacked {lacked} entries", "Saved from local copy"),
+                                f"Redis lacked {lacked} entries of game g1: written from the local copy")]
+    assert table.stream("g1") == before and record_of(table.client) == ("6-0", 7, 7)
+    assert table.recovered(journal) == "g1"
+    journal.append("g1", 7, {"n": 7})  # the game goes on
+    assert numbers(journal, "g1") == list(range(1, 8))
+
+
+def test_entries_the_local_copy_lacks_stay_missing_once_the_others_are_written_back(real_url, tmp_path):
+    table = Table(real_url, tmp_path / "state")
+    played(table.start(), 4)
+    journal = table.start(local=False)  # a run without the local copy: Redis alone gets entries 5 and 6
+    table.recovered(journal)
+    journal.append("g1", 5, {"n": 5})
+    journal.append("g1", 6, {"n": 6})
+    before = table.stream("g1")
+    table.client.xdel(LOG, "3-0", "4-0", "5-0", "6-0")
+
+    journal = table.start()
+    assert journal.notices[-1][0] == ("Redis lacked 2 entries", "Saved from local copy")
+    assert table.stream("g1") == before[:5] and record_of(table.client) == ("6-0", 7, 5)
+    with pytest.raises(CorruptJournal, match=r"entry 5-0 is missing, and 6-0 \(deleted from the end\)"):
+        journal.load("g1")  # the table halts on it, as on any missing entry (tablemate log repair accepts the loss)
+
+
+def test_a_store_without_xsetid_gets_the_game_written_again_whole_instead(memory_url, tmp_path):
+    """fakeredis (the in-memory store) has no XSETID: the entries cannot go back at their ids, so the
+    game is written again whole under its gid (the stream anew), as for any other change."""
+    table = Table(memory_url, tmp_path / "state")
+    played(table.start(), 4)
+    before = table.stream("g1")
+    table.client.xdel(LOG, "3-0", "4-0")
+
+    journal = table.start()
+    assert (("Game changed in Redis", "Game saved again"), "Game changed in Redis: game g1 saved again") in journal.notices
+    assert table.stream("g1") == before and record_of(table.client) == ("4-0", 5, 5)
+    assert table.recovered(journal) == "g1" and numbers(journal, "g1") == [1, 2, 3, 4]
 
 
 def test_a_file_made_whole_at_start_is_vouched_for_before_any_write(table):
