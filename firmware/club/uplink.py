@@ -11,7 +11,10 @@ club's `updates` channel of the table after each copy (the club page follows the
   nothing is skipped or reordered. Undo markers are entries like any other.
 - Checked: before copying after the club's newest entry, the uplink makes sure the club holds that
   entry as the table does. When the club's copy is not the start of the table's game (a repaired or
-  rewritten game at the table), the club's copy of that game is replaced whole from the table.
+  rewritten game at the table), the club's copy of that game is replaced whole from the table;
+  except while the table's stream shows entries deleted from its end (Redis's record of the stream,
+  firmware.journal.records.deleted_tail): the table halts on that damage, and the club keeps its
+  longer copy until `tablemate log repair` at the table accepts the loss.
 - Never in the way of play: its own thread and its own connections to both servers; it only reads
   the table's Redis. It wakes on the table's `updates` channel (a message after every write) and
   looks again every POLL_S seconds anyway, and at every (re)connection goes over every game.
@@ -33,6 +36,7 @@ from typing import Callable
 import redis
 
 from ..journal import OUTAGE, Journal, lease, trouble
+from ..journal.records import deleted_tail
 from ..journal.refusal import UNREACHABLE
 from ..store import connect
 
@@ -94,6 +98,8 @@ class Uplink:
         self.copied: dict[str, Copied] = {}
         #: entries copied since start
         self.entries = 0
+        #: games whose stream at the table lost its end: the club's longer copy is kept
+        self.kept_longer: set[str] = set()
         #: the problem now, in words for the screen (None: copying)
         self.trouble: str | None = None
         self._current: str | None | bool = False
@@ -254,6 +260,8 @@ class Uplink:
             top = self._club(lambda r: r.xrevrange(dest.log_key(gid), count=1))
             known = self.copied[gid] = Copied(top[0][0] if top else None)
             if known.top is not None and not self._same_entry(gid, top[0]):
+                if self._tail_lost(gid):
+                    return 0
                 known.top = self._replace(gid)
         copied = 0
         while True:
@@ -262,6 +270,8 @@ class Uplink:
                                                            r.hgetall(source.key("game", gid))))
             if known.top is not None:
                 if not entries or entries[0][0] != known.top:
+                    if self._tail_lost(gid):
+                        return copied
                     known.top = self._replace(gid)  # the table's game no longer holds the club's newest entry
                     continue
                 entries = entries[1:]
@@ -275,6 +285,21 @@ class Uplink:
             known.header = header
             if len(entries) < BATCH:
                 return copied
+
+    def _tail_lost(self, gid: str) -> bool:
+        """Whether the table's stream of game `gid` shows entries deleted from its end: then the
+        club's copy may be the only one that still holds them, and is kept (logged once)."""
+        key = self.source.log_key(gid)
+        entries, info = self._read_source(lambda r: (r.xrange(key), Journal.stream_info(r, key)))
+        tail = deleted_tail(entries, info)
+        if tail is None:
+            self.kept_longer.discard(gid)
+            return False
+        if gid not in self.kept_longer:
+            self.kept_longer.add(gid)
+            log.warning("game %s at the table: %s (%s); the club keeps its longer copy until the table's log is repaired",
+                        gid, tail.reason, tail.evidence)
+        return True
 
     def _same_entry(self, gid: str, entry: tuple[str, dict]) -> bool:
         """Whether the table holds the club's entry `entry` of game `gid` as it is."""

@@ -84,6 +84,29 @@ def test_a_club_copy_that_is_not_the_start_of_the_tables_game_is_replaced_whole(
     same(source, dest, "g1")
 
 
+def test_a_table_stream_that_lost_its_end_does_not_shorten_the_clubs_copy_until_repaired(urls, caplog):
+    source = table(urls[0])
+    source.begin_game("g1", "thurn_und_taxis", ["Ana", "Ben"], {})
+    play(source, "g1", 1, 6)
+    uplink = Uplink(urls[0], "t1", ClubConfig(urls[1], "t1"))
+    uplink.sync()
+    dest = club_of(urls[1])
+    longer = dest.client.xrange(dest.log_key("g1"))
+    source.client.xdel(source.log_key("g1"), "5-0", "6-0")
+    for running in (uplink, Uplink(urls[0], "t1", ClubConfig(urls[1], "t1"))):  # one that copied, one just started
+        assert running.sync() == 0
+        assert dest.client.xrange(dest.log_key("g1")) == longer
+    assert caplog.text.count("entry 5-0 is missing, and 6-0 (deleted from the end)") == 2  # once per uplink
+    uplink.sync()
+    assert caplog.text.count("deleted from the end") == 2
+    kept = source.client.xrange(source.log_key("g1"))  # the table's log repaired: its stream written again
+    source.client.delete(source.log_key("g1"))
+    for entry_id, fields in kept:
+        source.client.xadd(source.log_key("g1"), fields, id=entry_id)
+    uplink.sync()
+    same(source, dest, "g1")
+
+
 def test_the_club_name_of_a_table_names_its_keys_there(urls):
     source = table(urls[0])
     source.begin_game("g1", "mongols", ["Ana", "Ben"], {})
