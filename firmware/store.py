@@ -19,6 +19,7 @@ table still plays (saying so) when it does not.
 """
 
 import threading
+import time
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
@@ -38,6 +39,11 @@ def table_key(table: str, *parts: str) -> str:
     """The Redis key `tablemate:{<table>}:<part>:<part>...` of table `table`: the braces are a Redis
     Cluster hash tag, so every key of a table lives in one hash slot."""
     return ":".join(("tablemate", "{" + table + "}", *parts))
+
+
+def aside_key(key: str) -> str:
+    """Where a damaged key is kept for the owner, `<key>:damaged-<time>`: beside it, in its hash slot."""
+    return f"{key}:damaged-{time.strftime('%Y%m%d-%H%M%S')}"
 
 
 class KeyClash(RuntimeError):

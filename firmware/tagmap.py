@@ -10,7 +10,6 @@ next write of that hash (the local copy's at start, an import) first keeps the k
 
 import json
 import logging
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -20,7 +19,7 @@ import redis
 from .journal.core import transact
 from .journal.refusal import is_wrong_type
 from .journal.tagcopy import HASHES, NO_COPY, Hashes, Held, TagCopy, marker_key
-from .store import table_key
+from .store import aside_key, table_key
 
 log = logging.getLogger(__name__)
 
@@ -173,7 +172,7 @@ class TagMap:
                 pipe.hdel(key, *gone)
             changed = {field: value for field, value in hashes[name].items() if stored[name].get(field) != value}
             if changed and name in foreign:
-                aside = f"{key}:damaged-{time.strftime('%Y%m%d-%H%M%S')}"
+                aside = aside_key(key)
                 log.warning("%s holds another kind of data than its hash: renamed %s, and written again", key, aside)
                 pipe.execute_command("RENAME", key, aside)  # as a command: see firmware.journal.core._mget
             if changed:

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import redis
 
-from ..store import table_key
+from ..store import aside_key, table_key
 from . import lease
 from .local import Found, Kept, LocalCopy
 from .records import (
@@ -241,7 +241,7 @@ class Journal:
         """The lease's value (None: free, or a key of another type) and its PTTL in milliseconds
         (-2: no key, -1: no TTL) (doctor)."""
         with self.client.pipeline(transaction=False) as pipe:
-            pipe.execute_command("MGET", self.lease_key)
+            _mget(pipe, self.lease_key)
             pipe.pttl(self.lease_key)
             (value,), ttl = pipe.execute()
         return value, ttl
@@ -650,7 +650,7 @@ class Journal:
         key = self.key("games")
         if self.client.type(key) in ("zset", "none"):
             return
-        aside = f"{key}:damaged-{time.strftime('%Y%m%d-%H%M%S')}"
+        aside = aside_key(key)
         self.client.rename(key, aside)
         prefix = self.key("game", "")
         index = {}
