@@ -49,6 +49,11 @@ class Damage:
     #: False: the game it names is refused (unknown, or its set-up)
     mendable: bool = True
 
+    @classmethod
+    def at(cls, entry: int | None, reason: str, mendable: bool = True) -> "Damage":
+        """Damage to `entry`, said in CorruptJournal's words less the "entry N-0 " they begin with."""
+        return cls(entry, reason.removeprefix(f"entry {entry}-0 "), mendable)
+
 
 @dataclass
 class Report:
@@ -96,12 +101,12 @@ def examine(journal: Journal, gid: str) -> Report:
     found = []
     for item in scan(gid, report.stream):
         if isinstance(item, CorruptJournal):
-            report.damages.append(Damage(item.entry, item.reason.removeprefix(f"entry {item.entry}-0 ")))
+            report.damages.append(Damage.at(item.entry, item.reason))
         else:
             found.append(item)
     report.tail = deleted_tail(report.stream, journal.stream_info(journal.client, journal.log_key(gid)) if report.stream else {})
     if report.tail is not None:
-        report.damages.append(Damage(report.tail.first, report.tail.reason.removeprefix(f"entry {report.tail.first}-0 ")))
+        report.damages.append(Damage.at(report.tail.first, report.tail.reason))
         report.notes.append(f"Redis's record of the stream (XINFO STREAM): {report.tail.evidence}")
     report.entries = sum(1 for entry_id, _ in report.stream if entry_id != HEAD_ID)
     _replay(report, found)
@@ -111,13 +116,8 @@ def examine(journal: Journal, gid: str) -> Report:
 
 def _read(journal: Journal, report: Report, key: str, read, empty):
     """read(key), or `empty` with the damage noted when the key holds another type of data."""
-    try:
-        return read(key)
-    except redis.ResponseError as error:
-        if not is_wrong_type(error):
-            raise
-        report.damages.append(Damage(None, f"{key} holds a {journal.client.type(key)}, not a game's data"))
-        return empty
+    return _stored(read, key, empty, lambda: report.damages.append(
+        Damage(None, f"{key} holds a {journal.client.type(key)}, not a game's data")))
 
 
 def _identity(report: Report, head: dict | None) -> dict | None:
@@ -161,7 +161,7 @@ def _replay(report: Report, found: list[tuple[int, str, dict | None]]) -> None:
         replay(report.gid, identity["game"], identity["players"], identity["options"],
                [entry for entry in found if first is None or entry[0] < first])
     except CorruptJournal as refused:
-        report.damages.append(Damage(refused.entry, refused.reason.removeprefix(f"entry {refused.entry}-0 "), refused.entry is not None))
+        report.damages.append(Damage.at(refused.entry, refused.reason, refused.entry is not None))
     first = report.first_damaged
     if first is not None and any(number > first for number, _, _ in found):
         report.notes.append(f"entries after {first}-0 are not judged by the rules: each depends on the ones before")
@@ -238,13 +238,14 @@ def repair(journal: Journal, gid: str, truncate_at: int | None, backup_dir: Path
     return lines
 
 
-def _stored(read, key: str, empty):
-    """read(key), or `empty` when the key holds another type of data (examine noted it)."""
+def _stored(read, key: str, empty, wrong_type=lambda: None):
+    """read(key), or `empty` (after wrong_type()) when the key holds another type of data."""
     try:
         return read(key)
     except redis.ResponseError as error:
         if not is_wrong_type(error):
             raise
+        wrong_type()
         return empty
 
 
