@@ -82,7 +82,7 @@ def _agreement(journal: Journal, games: Found, tags: Held | None) -> list[tuple[
     """Whether Redis vouches for the files, and holds the current game as the file does."""
     found = []
     mark, marker, current = journal.client.get(journal.local_key), journal.client.get(marker_key(journal.table)), journal.current()
-    if games.token is not None and (mark or "").partition(" ")[0] != games.token:
+    if games.token is not None and not games.names(mark):
         found.append((False, "local copy of the games: Redis does not vouch for it (its `local` token is not the file's: a run "
                              f"without the copy, `tablemate restore` or a Redis that lost its keys wrote since); fix: {RESTART}"))
     elif games.cut_short(mark):

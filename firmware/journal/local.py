@@ -77,17 +77,26 @@ class Found:
     #: the records written under the token, as far as the file holds them
     count: int = 0
 
+    def names(self, mark: str | None) -> bool:
+        """Whether Redis's `local` mark ("K N", or "K" from before the count) is this file's token."""
+        return self.token is not None and _read_mark(mark)[0] == self.token
+
     def vouched(self, mark: str | None) -> bool:
-        """Whether Redis's `local` mark ("K N", or "K" from before the count) says this file holds
-        every write made to the table: its token, and no more records than it has."""
-        token = (mark or "").partition(" ")[0]
-        return self.token is not None and not self.damage and token == self.token and self.cut_short(mark) == 0
+        """Whether Redis's `local` mark says this file holds every write made to the table: its
+        token, and no more records than it has."""
+        return not self.damage and self.names(mark) and self.cut_short(mark) == 0
 
     def cut_short(self, mark: str | None) -> int:
         """How many of the records Redis's `local` mark says this file held it lacks now (0: none,
         or the mark is another file's)."""
-        token, _, count = (mark or "").partition(" ")
-        return max(int(count) - self.count, 0) if self.token is not None and token == self.token and count.isdigit() else 0
+        count = _read_mark(mark)[1]
+        return max(count - self.count, 0) if self.names(mark) and count is not None else 0
+
+
+def _read_mark(mark: str | None) -> tuple[str, int | None]:
+    """Redis's `local` mark: the token and the count of records (None: a mark from before the count)."""
+    token, _, count = (mark or "").partition(" ")
+    return token, int(count) if count.isdigit() else None
 
 
 class Damaged(ValueError):
