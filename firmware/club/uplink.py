@@ -259,20 +259,17 @@ class Uplink:
         if known is None:
             top = self._club(lambda r: r.xrevrange(dest.log_key(gid), count=1))
             known = self.copied[gid] = Copied(top[0][0] if top else None)
-            if known.top is not None and not self._same_entry(gid, top[0]):
-                if self._tail_lost(gid):
-                    return 0
-                known.top = self._replace(gid)
+            if known.top is not None and not self._same_entry(gid, top[0]) and not self._replace(gid, known):
+                return 0
         copied = 0
         while True:
             start = "-" if known.top is None else known.top
             entries, header = self._read_source(lambda r: (r.xrange(source.log_key(gid), min=start, count=BATCH + 1),
                                                            r.hgetall(source.key("game", gid))))
             if known.top is not None:
-                if not entries or entries[0][0] != known.top:
-                    if self._tail_lost(gid):
+                if not entries or entries[0][0] != known.top:  # the table's game no longer holds the club's newest entry
+                    if not self._replace(gid, known):
                         return copied
-                    known.top = self._replace(gid)  # the table's game no longer holds the club's newest entry
                     continue
                 entries = entries[1:]
             entries = entries[:BATCH]
@@ -285,21 +282,6 @@ class Uplink:
             known.header = header
             if len(entries) < BATCH:
                 return copied
-
-    def _tail_lost(self, gid: str) -> bool:
-        """Whether the table's stream of game `gid` shows entries deleted from its end: then the
-        club's copy may be the only one that still holds them, and is kept (logged once)."""
-        key = self.source.log_key(gid)
-        entries, info = self._read_source(lambda r: (r.xrange(key), Journal.stream_info(r, key)))
-        tail = deleted_tail(entries, info)
-        if tail is None:
-            self.kept_longer.discard(gid)
-            return False
-        if gid not in self.kept_longer:
-            self.kept_longer.add(gid)
-            log.warning("game %s at the table: %s (%s); the club keeps its longer copy until the table's log is repaired",
-                        gid, tail.reason, tail.evidence)
-        return True
 
     def _same_entry(self, gid: str, entry: tuple[str, dict]) -> bool:
         """Whether the table holds the club's entry `entry` of game `gid` as it is."""
@@ -328,11 +310,22 @@ class Uplink:
 
         self._club(write)
 
-    def _replace(self, gid: str) -> str | None:
+    def _replace(self, gid: str, known: Copied) -> bool:
         """The club's copy of game `gid` is not the start of the table's: copy the whole game again
-        (the table is the source of truth); the new newest id."""
+        (the table is the source of truth), `known.top` its new newest id. Not while the table's
+        stream shows entries deleted from its end (False, nothing done): the club's copy may be the
+        only one that still holds them, and is kept (logged once)."""
+        key = self.source.log_key(gid)
+        entries, info = self._read_source(lambda r: (r.xrange(key), Journal.stream_info(r, key)))
+        tail = deleted_tail(entries, info)
+        if tail is not None:
+            if gid not in self.kept_longer:
+                self.kept_longer.add(gid)
+                log.warning("game %s at the table: %s (%s); the club keeps its longer copy until the table's log is repaired",
+                            gid, tail.reason, tail.evidence)
+            return False
+        self.kept_longer.discard(gid)
         log.warning("the club's copy of game %s departs from the table's: it is copied again whole", gid)
-        entries = self._read_source(lambda r: r.xrange(self.source.log_key(gid)))
 
         def write(r: redis.Redis) -> None:
             with r.pipeline(transaction=True) as pipe:
@@ -343,7 +336,8 @@ class Uplink:
 
         self._club(write)
         self.entries += len(entries)
-        return entries[-1][0] if entries else None
+        known.top = entries[-1][0] if entries else None
+        return True
 
     # -- the two servers ----------------------------------------------------------------------------
 
