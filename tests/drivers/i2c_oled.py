@@ -272,8 +272,13 @@ class Ssd1306(_Controller):
                 raise PanelError(f"SSD1306: command 0x{opcode:02X} is for page addressing mode only")
 
     def _write(self, byte: int) -> None:
-        self.ram[self.page][self.column] = byte
         c0, c1, p0, p1 = self.window
+        if self.mode == 2 and (c0, c1) != (0, WIDTH - 1):
+            # 10.1.3: in page mode the pointer is "reset to column start address" at the "column end
+            # address", which 21h sets "only for horizontal or vertical addressing mode": whether a
+            # narrower window left from those modes bounds it is not said, so nothing may rely on it
+            raise PanelError(f"SSD1306: page-mode write with the column window {c0}..{c1} from 21h")
+        self.ram[self.page][self.column] = byte
         if self.mode == 2:  # page mode: the column wraps on its page
             self.column = 0 if self.column >= WIDTH - 1 else self.column + 1
         elif self.mode == 0:  # horizontal: along the page, then the next page of the window

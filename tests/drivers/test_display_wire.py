@@ -15,7 +15,7 @@ from drivers.display.pages import PAGES
 from firmware.screens import Screen
 from firmware.views import Row, ScoreView
 
-from .i2c_oled import CountingBus, Transaction, panel_on, wired
+from .i2c_oled import CountingBus, PanelError, Transaction, panel_on, wired
 
 # luma.oled 3.16 still calls Image.getdata (at set-up, clearing the panel), which Pillow 13 deprecates.
 pytestmark = pytest.mark.filterwarnings("ignore:Image.Image.getdata is deprecated:DeprecationWarning")
@@ -95,6 +95,47 @@ def test_the_first_frame_goes_whole_then_a_score_change_sends_only_the_pages_it_
     assert pages == changed == {2}
     assert wire(sent) < WHOLE[driver] // 20
     assert wire(panel.show(after)) == 0  # the same frame again: nothing to send
+
+
+def test_the_ssd1306_model_refuses_a_page_mode_write_that_relies_on_a_narrow_column_window():
+    """The datasheet does not say whether a 21h window bounds the pointer in page mode: a transfer
+    relying on either reading fails here (as the page-mode switch itself must not)."""
+    from .i2c_oled import Ssd1306
+
+    model = Ssd1306()
+    model.feed(Transaction(0x3C, bytes([0x00, 0x20, 0x00, 0x21, 10, 20, 0x22, 0, 7])))
+    model.feed(Transaction(0x3C, bytes([0x40, 1, 2, 3])))
+    model.feed(Transaction(0x3C, bytes([0x00, 0x20, 0x02, 0xB3, 0x05, 0x10])))
+    with pytest.raises(PanelError, match="column window 10..20"):
+        model.feed(Transaction(0x3C, bytes([0x40, 0xFF])))
+    model.feed(Transaction(0x3C, bytes([0x00, 0x21, 0, 127, 0xB3, 0x05, 0x10])))
+    model.feed(Transaction(0x3C, bytes([0x40, 0xFF])))
+    assert model.ram[3][5] == 0xFF and model.ram[0][10:13] == bytes([1, 2, 3])
+
+
+def test_the_ssd1306_sends_single_page_runs_in_page_mode_and_a_whole_frame_in_horizontal_mode():
+    """Two text lines changed at opposite ends: page runs (3 command bytes each) beat column/page
+    windows (6 each) once the switch (20h 02h, after the full column window) is paid; the periodic
+    whole frame goes back to horizontal mode (20h 00h) for its single write."""
+    panel = Wired("ssd1306")
+    before = scoreboard((12, 7, 30))
+    panel.show(before)
+    after = before.copy()
+    ImageDraw.Draw(after).rectangle((0, 40, 3, 47), fill=255)
+    ImageDraw.Draw(after).rectangle((120, 56, 127, 63), fill=255)
+    ImageDraw.Draw(after).rectangle((60, 24, 62, 31), fill=255)
+    sent = panel.show(after)
+    commands = [t.payload[1:] for t in sent if not t.data]
+    assert commands[0] == bytes([0x21, 0, 127, 0x20, 0x02, 0xB3, 0x0C, 0x13])  # page 3, column 60
+    assert commands[1:] == [bytes([0xB5, 0x00, 0x10]), bytes([0xB7, 0x08, 0x17])]
+    data = 3 + 4 + 8
+    assert wire(sent) == 3 * (2 + 3 + 2) + 5 + data < 3 * (2 + 6 + 2) + data  # runs + switch < windows
+    assert panel.model.matches(after)
+    panel.display.device.forget()
+    whole = panel.show(before)
+    assert whole[0].payload[1:3] == bytes([0x20, 0x00]) and wire(whole) == WHOLE["ssd1306"] + 2
+    assert panel.model.matches(before) and panel.model.mode == 0
+    assert wire(panel.show(after)) == wire(sent)  # and into page mode again
 
 
 @pytest.mark.parametrize("driver", PANELS)
