@@ -185,10 +185,13 @@ class Loop:
     def handle(self, event: Any) -> None:
         """One input; it also wakes an idle-dimmed display, and is taken as usual."""
         if isinstance(event, TagEvent):
-            if event.kind != "arrived":
+            if event.kind == "removed":
                 return
             self.display.touch()
-            self.table.tag(event.uid, event.seat)
+            if event.kind == "unreadable":
+                self.table.unreadable(event.why)
+            else:
+                self.table.tag(event.uid, event.seat)
         elif isinstance(event, ButtonEvent):
             self.display.touch()
             if event.kind == "press":

@@ -224,6 +224,11 @@ class Table:
         """A tag arrived on a reader (seat None: a shared reader)."""
         self._guard(self._on_tag, uid, seat)
 
+    def unreadable(self, why: str) -> None:
+        """A reader's field stayed unreadable (two cards at once, a phone): say `why`, as for an
+        unknown tag; nothing changes."""
+        self._guard(self._on_unreadable, why)
+
     def press(self, role: str, seat: int | None = None) -> None:
         self._guard(self._on_press, role, seat)
 
@@ -422,6 +427,9 @@ class Table:
         if self.session.game.is_over(self.session.state):
             raise IllegalAction("Game over: ok=new game", "the game is over")
         self._run(self.adapter.tag(self.session.state, entry, seat), self._apply_outcome)
+
+    def _on_unreadable(self, why: str) -> None:
+        raise IllegalAction(why, "a reader could not read what is on it")
 
     def _on_press(self, role: str, seat: int | None) -> None:
         if self.running:

@@ -2,7 +2,7 @@
 
     group = open_readers(profile.readers, events.put, timing=profile.reader_timing)
     group.start()                      # one thread polls every reader in turn
-    ...                                # TagEvent(reader, uid, kind="arrived"|"removed", seat)
+    ...                                # TagEvent(reader, uid, kind="arrived"|"removed"|"unreadable", seat)
     group.close()                      # stop, release each reader's own SPI device and reset pin
 
 A card resting on a reader is one arrival; its removal is reported once the field has been empty

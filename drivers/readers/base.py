@@ -15,11 +15,11 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .presence import PollResult, Presence
+from .presence import PollResult, Presence, Unreadable
 
 log = logging.getLogger(__name__)
 
-KINDS = ("arrived", "removed")
+KINDS = ("arrived", "removed", "unreadable")
 
 
 class ReaderError(Exception):
@@ -37,12 +37,14 @@ class ReaderFault(Exception):
 @dataclass(frozen=True)
 class TagEvent:
     """A tag arrived on or was removed from a reader. `uid` is the real UID in lower-case hex
-    (8, 14 or 20 digits); `seat` is the reader's seat, None for a shared reader."""
+    (8, 14 or 20 digits); `seat` is the reader's seat, None for a shared reader. Kind "unreadable":
+    the field stayed unreadable (two cards, a phone); no `uid`, and `why` says it for the players."""
 
     reader: str
     uid: str
     kind: str
     seat: int | None
+    why: str = ""
 
 
 @dataclass(frozen=True)
@@ -135,8 +137,13 @@ class Reader:
                 self._release()
 
     def _emit(self, result: PollResult, now: float) -> None:
-        for kind, uid in self._presence.update(result, now):
-            self._sink(TagEvent(self.name, uid, kind, self.seat))
+        for kind, said in self._presence.update(result, now):
+            if kind == "unreadable":
+                log.info("reader %d (%s): unreadable for %g s: %s", self.number, self.name, self._presence.gap,
+                         result.reason if isinstance(result, Unreadable) else said)
+                self._sink(TagEvent(self.name, "", kind, self.seat, why=said))
+            else:
+                self._sink(TagEvent(self.name, said, kind, self.seat))
 
     def _failed(self, error: Exception, now: float) -> None:
         self._presence.interrupted()

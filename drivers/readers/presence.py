@@ -9,17 +9,30 @@ A reader reports levels ("this UID is in the field now"); players expect taps. T
 - a different UID seen while one is present removes the old one and arrives itself (a quick swap);
 - an unreadable poll (two cards at once, a garbled answer) is neither a sighting nor an empty
   field, and a poll that failed (the reader faulted) is no evidence at all: either one restarts the
-  count, so removal is only ever judged from empty polls in a row.
+  count, so removal is only ever judged from empty polls in a row. A phone's or bank card's random
+  ID is surely no component: for removal it is an empty field;
+- polls that stay unreadable for `gap` seconds, with no clean read nor empty field in between, are
+  reported once (*unreadable*, with what the player can do about it): a card sliding in that reads
+  cleanly a poll later is no trouble, but two cards stacked or a phone held there get an answer, as
+  an unknown tag does, instead of silence. Only a clean read or an empty field ends the stretch.
 """
 
 from dataclasses import dataclass
 
 
+#: what the table says about an unreadable field, unless the reader knows better
+GARBLED = "Tag unreadable: again"
+
+
 @dataclass(frozen=True)
 class Unreadable:
-    """A poll where something answered but no clean UID was read; `reason` is for the logs."""
+    """A poll where something answered but no clean UID was read; `reason` is for the logs, `short`
+    for the players (a few words: what to do). `vacant`: what answered is surely no component (a
+    phone's random ID), so for removal the field counts as empty."""
 
     reason: str
+    short: str = GARBLED
+    vacant: bool = False
 
 
 PollResult = str | None | Unreadable
@@ -32,24 +45,45 @@ class Presence:
         self.gap = gap
         self.uid: str | None = None
         self._empty_since: float | None = None
+        self._unreadable_since: float | None = None
+        self._said = False  # the present stretch of unreadable polls was reported
 
     def update(self, result: PollResult, now: float) -> list[tuple[str, str]]:
-        if isinstance(result, str):
-            self._empty_since = None
-            if self.uid == result:
-                return []
-            events = [("removed", self.uid)] if self.uid is not None else []
-            self.uid = result
-            return events + [("arrived", result)]
-        if result is not None:
-            self.interrupted()
-        elif self.uid is not None:
+        """(kind, uid) events: ("arrived", uid), ("removed", uid); and ("unreadable", short) once a
+        stretch of unreadable polls has lasted `gap`."""
+        if isinstance(result, Unreadable):
+            said = self._unreadable(result, now)
+            if not result.vacant:
+                self.interrupted()
+                return said
+            return self._empty(now) + said
+        self._unreadable_since, self._said = None, False
+        return self._empty(now) if result is None else self._seen(result)
+
+    def _seen(self, uid: str) -> list[tuple[str, str]]:
+        self._empty_since = None
+        if self.uid == uid:
+            return []
+        events = [("removed", self.uid)] if self.uid is not None else []
+        self.uid = uid
+        return events + [("arrived", uid)]
+
+    def _empty(self, now: float) -> list[tuple[str, str]]:
+        if self.uid is not None:
             if self._empty_since is None:
                 self._empty_since = now
             elif now - self._empty_since >= self.gap:
                 uid, self.uid, self._empty_since = self.uid, None, None
                 return [("removed", uid)]
         return []
+
+    def _unreadable(self, result: Unreadable, now: float) -> list[tuple[str, str]]:
+        if self._unreadable_since is None:
+            self._unreadable_since = now
+        if self._said or now - self._unreadable_since < self.gap:
+            return []
+        self._said = True
+        return [("unreadable", result.short)]
 
     def interrupted(self) -> None:
         """A poll that says nothing about an empty field (unreadable, or the reader failed)."""

@@ -21,7 +21,8 @@ One poll:
 2. Per cascade level: ANTICOLLISION (UID part + BCC), SELECT (with CRC_A) until the SAK says the UID
    is complete; 4-, 7- and 10-byte UIDs are read whole. A 4-byte UID starting 08 is a random ID
    (ISO/IEC 14443-3: phones, many bank cards), drawn anew each time the card is powered: it names no
-   component, so the poll finds none (never enrolled, never a second tap after a reader's restart).
+   component (never enrolled, never a second tap after a reader's restart): for the component that
+   was there the field is empty, and if the phone stays the table says it is "not a game piece".
 3. HLTA: the card rests halted, and the next poll's WUPA wakes it again, so a resting card is seen
    on every poll (with REQA it would be seen only every other poll). A halted card does not answer:
    the poll ends once the timer has run out, the 1 ms in which ISO/IEC 14443-3 lets a card refuse.
@@ -88,6 +89,8 @@ MARGIN = 0.0005  # added to the timer's time-out before the IRQ register is read
 OSCILLATOR_S = 0.05  # after a reset (datasheet 8.8.2: crystal start-up; the proven drivers wait 50 ms)
 GUARD_S = 0.0051  # unmodulated field before the first request (ISO/IEC 14443-3: up to 5 ms)
 WAKE_TRIES = 3
+#: what the table says when two cards answer at once, or a phone or bank card does
+SEVERAL, RANDOM = "Two cards: one at a time", "Not a game piece (phone?)"
 
 
 class Silent(ReaderFault):
@@ -203,7 +206,7 @@ class Rc522:
             if frame is None:
                 return Unreadable("no answer to anticollision")
             if frame.error & COLL_ERR:
-                return Unreadable("several cards on the reader")
+                return Unreadable("several cards on the reader", SEVERAL)
             part = frame.data
             if frame.error or frame.last_bits or len(part) != 5 or part[0] ^ part[1] ^ part[2] ^ part[3] != part[4]:
                 return Unreadable(f"bad UID part {part.hex()} (error 0x{frame.error:02X})")
@@ -216,7 +219,7 @@ class Rc522:
                 if part[0] == CASCADE_TAG:
                     return Unreadable("a complete UID part that starts with the cascade tag")
                 if not uid and part[0] == RANDOM_ID:
-                    return None  # a random ID names no component: as far as taps go, none is here
+                    return Unreadable(f"a random ID {part[:4].hex()} (a phone, a bank card)", RANDOM, vacant=True)
                 return (uid + part[:4]).hex()
             if part[0] != CASCADE_TAG:
                 return Unreadable("UID continues without a cascade tag")

@@ -145,11 +145,17 @@ def run(group, clock, seconds):
 
 
 def kinds(events):
-    return [(e.kind, e.uid) for e in events if isinstance(e, TagEvent)]
+    return [(e.kind, e.uid) for e in tags(events)]
 
 
 def tags(events):
-    return [e for e in events if isinstance(e, TagEvent)]
+    """The arrivals and removals."""
+    return [e for e in events if isinstance(e, TagEvent) and e.kind != "unreadable"]
+
+
+def said(events):
+    """What the readers told the players about fields they could not read."""
+    return [e.why for e in events if isinstance(e, TagEvent) and e.kind == "unreadable"]
 
 
 # -- the contract, for every back end -----------------------------------------------------------
@@ -345,6 +351,32 @@ def test_open_readers_refuses_bad_specs(clock, mock_factory):
 
 # -- the arrival/removal rule on its own --------------------------------------------------------
 
+def test_a_field_unreadable_for_the_gap_is_said_once_and_a_clean_read_or_an_empty_field_ends_it():
+    presence = Presence(gap=0.5)
+    two = Unreadable("several cards", "Two cards: one at a time")
+    assert presence.update(Unreadable("garbled"), 0.0) == []
+    assert presence.update(CARD_4, 0.1) == [("arrived", CARD_4)]  # a card sliding in: no trouble
+    assert presence.update(two, 0.2) == []
+    assert presence.update(two, 0.6) == []
+    assert presence.update(two, 0.8) == [("unreadable", "Two cards: one at a time")]
+    assert presence.update(two, 5.0) == []  # once for the whole stretch
+    presence.interrupted()  # a failed poll says nothing: the stretch goes on
+    assert presence.update(two, 6.0) == []
+    assert presence.update(None, 6.1) == []  # one card lifted: empty, the stretch ends
+    assert presence.update(Unreadable("garbled"), 6.2) == []
+    assert presence.update(Unreadable("garbled"), 6.7) == [("unreadable", "Tag unreadable: again")]
+    assert presence.uid == CARD_4  # unreadable polls never judged it gone
+
+
+def test_a_random_id_counts_as_an_empty_field_for_the_card_that_was_there():
+    presence = Presence(gap=0.5)
+    phone = Unreadable("a random ID", "Not a game piece (phone?)", vacant=True)
+    assert presence.update(CARD_4, 0.0) == [("arrived", CARD_4)]
+    assert presence.update(phone, 0.1) == []
+    assert presence.update(phone, 0.6) == [("removed", CARD_4), ("unreadable", "Not a game piece (phone?)")]
+    assert presence.update(CARD_4, 0.7) == [("arrived", CARD_4)]  # tapped again after the phone: a new tap
+
+
 def test_removal_needs_empty_polls_a_gap_apart_and_unreadable_or_failed_polls_restart_the_count():
     presence = Presence(gap=0.5)
     assert presence.update(CARD_4, 0.0) == [("arrived", CARD_4)]
@@ -499,15 +531,17 @@ def test_a_collision_keeps_the_resting_card_and_resolves_when_one_is_lifted(cloc
     rig.place("r0", CARD_7)
     run(group, clock, 3 * GAP)
     assert kinds(events) == [("arrived", CARD_4)]
+    assert said(events) == ["Two cards: one at a time"]  # once, however long they stay
     chip.lift(first)
     run(group, clock, 0.2)
     assert kinds(events) == [("arrived", CARD_4), ("removed", CARD_4), ("arrived", CARD_7)]
+    assert len(said(events)) == 1
 
 
 def test_a_random_id_is_no_component_not_even_through_a_restart(chip_rig, clock):
     """A 4-byte UID starting 08 is a random ID (ISO/IEC 14443-3; phones, many bank cards), drawn anew each
     time the card is powered: it names no component (a card swapped for it is removed), and a reader's
-    restart must not make it a second tap."""
+    restart must not make it a second tap. The players are told once that it is no game piece."""
     events = []
     group = chip_rig.open([0], events.append)
     chip = chip_rig.chips["r0"]
@@ -518,6 +552,7 @@ def test_a_random_id_is_no_component_not_even_through_a_restart(chip_rig, clock)
     clock.advance(PLACE_S)
     run(group, clock, GAP + 3 * POLL)
     assert kinds(events) == [("arrived", CARD_4), ("removed", CARD_4)]
+    assert said(events) == ["Not a game piece (phone?)"]
     drawn = phone.uid
     broken_by("reset", chip)
     run(group, clock, 2.0)

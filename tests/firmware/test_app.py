@@ -111,6 +111,23 @@ def test_a_reader_that_works_again_leaves_the_screen_and_the_status(pi_app):
     assert [e for e in app.loop.events.queue if isinstance(e, ReaderStatus)] == []
 
 
+def test_a_phone_held_on_a_reader_is_said_to_be_no_game_piece_once_and_changes_nothing(pi_app):
+    """From the chip's answer to the screen: a random ID (ISO/IEC 14443-3: a phone, a bank card) held on
+    a seat's reader is refused once, like an unknown tag, however long it stays."""
+    app, clock, chips, notifier = pi_app()
+    app.loop.start()
+    app.readers.settle(1.0, clock.sleep)
+    app.loop.drain()
+    before = app.loop.table.refusals
+    chips["seat1"].place(FakeCard.random_id(seed=3))
+    poll(app, clock, 2.0)
+    app.loop.drain()
+    view = app.loop.table.view()
+    assert view.error and view.lines == ("Not a game piece (phone?)",)
+    assert app.loop.table.refusals == before + 1
+    assert Screen().render(view).tobytes() == app.display.image.tobytes()
+
+
 def test_buttons_whose_gpio_is_busy_at_boot_are_shown_and_claimed_once_it_is_free(pi_app):
     app, clock, chips, notifier = pi_app(busy=(12,))
     app.loop.start()
