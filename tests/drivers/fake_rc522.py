@@ -10,7 +10,9 @@ back end and the stock `mfrc522` package can be run against it and their SPI tra
   BufferOvfl), ControlReg (RxLastBits), BitFramingReg (StartSend, TxLastBits), CollReg
   (ValuesAfterColl, CollPos), TxModeReg/RxModeReg (106 kBd only; TxCRCEn appends a CRC_A, RxCRCEn
   checks it), TxControlReg (the antenna drivers), TxASKReg (Force100ASK), RFCfgReg (RxGain), the
-  timer (TAuto, prescaler, reload; stopped by an answer), the CRC coprocessor, Status2Reg
+  timer (TAuto: started at the end of every frame sent, stopped by the 5th bit of an answer, and
+  otherwise running on through a new command, Idle included, to set TimerIRq late; ControlReg's
+  TStopNow and TStartNow; a SoftReset stops it), the CRC coprocessor, Status2Reg
   (MFCrypto1On, TempSensClear), VersionReg;
 - power: a low NRSTPD (the reset line, a gpiozero MockPin wired with `wire_reset`) is hard power-down
   (SPI silent, field off); its rising edge and SoftReset restore the reset values; `brown_out()` does
@@ -39,8 +41,7 @@ fake: StartSend clears itself once the frame is out, cards are ready at once, no
 driver must work in both.
 Not modelled: MIFARE authentication and memory, bit-oriented anticollision frames (a card ignores
 them), the IRQ pin, the UART and I2C interfaces; and, kinder than the chip where our driver never
-goes: a new command stops the timer (the chip's runs on and sets TimerIRq late), CalcCRC finishes at
-once, WrErr (FIFO written during a Transceive), Status2Reg's ModemState, the 100 ns least NRSTPD
+goes: CalcCRC finishes at once, WrErr (FIFO written during a Transceive), Status2Reg's ModemState, the 100 ns least NRSTPD
 pulse (datasheet 8.8.1), ISO 14443-3's request guard time (7000/fc between two REQA/WUPA).
 """
 
@@ -79,6 +80,7 @@ TEMP_ERR, BUFFER_OVFL, COLL_ERR, CRC_ERR, PARITY_ERR = 0x40, 0x10, 0x08, 0x04, 0
 TEMP_SENS_CLEAR = 0x80
 TX_WAIT_RF = 0x20
 START_SEND = 0x80
+T_STOP_NOW, T_START_NOW, T_AUTO = 0x80, 0x40, 0x80
 VALUES_AFTER_COLL, COLL_POS_NOT_VALID = 0x80, 0x20
 FORCE_100_ASK = 0x40
 MF_CRYPTO1_ON = 0x08
@@ -339,8 +341,7 @@ class FakeRc522:
         now = self.clock()
         if not self.plugged or self.in_reset or now < self.ready_at:
             return [self.floating] * len(data)
-        if self.pending is not None:
-            self._advance(now)
+        self._advance(now)
         if data[0] & 0x80:
             return [0] + [self._read((byte >> 1) & 0x3F) for byte in data[:-1]]
         if now < self.woken_at:
@@ -358,6 +359,7 @@ class FakeRc522:
             self.regs[ERROR] = TEMP_ERR  # the sensor still trips
         self.fifo: deque[int] = deque()
         self.pending: dict | None = None
+        self.timer_end: float | None = None  # when the running timer sets TimerIRq (None: stopped)
         self.tx_waiting: bool | None = None  # a frame held back by TxWaitRF (True: a Transceive)
         self.crc_preset: int | None = None
         self.woken_at = 0.0
@@ -409,8 +411,13 @@ class FakeRc522:
                 was_on = self.field
                 regs[ERROR] &= ~TEMP_ERR
                 self._field_changed(was_on)
-        elif register in (ERROR, STATUS1, CONTROL, VERSION, CRC_RESULT_H, CRC_RESULT_L):
-            return  # read-only (ControlReg's TStopNow/TStartNow are not modelled)
+        elif register == CONTROL:  # only TStopNow and TStartNow can be written; they read 0
+            if value & T_STOP_NOW:
+                self.timer_end = None
+            elif value & T_START_NOW:
+                self.timer_end = self.clock() + self._timer_period()
+        elif register in (ERROR, STATUS1, VERSION, CRC_RESULT_H, CRC_RESULT_L):
+            return  # read-only
         else:
             regs[register] = value
             if register == BIT_FRAMING and value & START_SEND:
@@ -494,13 +501,22 @@ class FakeRc522:
         self.pending = {"tx_end": tx_end, "transceive": expect_answer, "answer": None}
         answers = [answer for answer in (self._deliver(card, frame, short, last_bits, now) for card in self.cards)
                    if answer is not None]
+        timer_end: float | None = tx_end + self._timer_period()
         if expect_answer and answers and self._hears():
             self.pending["answer"] = answers
-            self.pending["rx_end"] = tx_end + frame_delay(frame, short) + (max(map(len, answers)) * 9 + 2) * BIT
-        elif expect_answer and regs[T_MODE] & 0x80:
-            prescaler = (regs[T_MODE] & 0x0F) << 8 | regs[T_PRESCALER]
-            reload = regs[T_RELOAD_H] << 8 | regs[T_RELOAD_L]
-            self.pending["timer_end"] = tx_end + (2 * prescaler + 1) * (reload + 1) / 13.56e6
+            rx_start = tx_end + frame_delay(frame, short)
+            self.pending["rx_end"] = rx_start + (max(map(len, answers)) * 9 + 2) * BIT
+            if rx_start + 5 * BIT < timer_end:
+                timer_end = None  # TAuto: the 5th bit of the answer (start bit and 4 data bits) stops it
+        if regs[T_MODE] & T_AUTO:
+            self.pending["timer_end"] = timer_end  # from the end of the frame: until then the old one runs on
+
+    def _timer_period(self) -> float:
+        """The timer's time-out: TReload + 1 ticks of 13.56 MHz / (2 TPrescaler + 1) (TPrescalEven = 0)."""
+        regs = self.regs
+        prescaler = (regs[T_MODE] & 0x0F) << 8 | regs[T_PRESCALER]
+        reload = regs[T_RELOAD_H] << 8 | regs[T_RELOAD_L]
+        return (2 * prescaler + 1) * (reload + 1) / 13.56e6
 
     def _deliver(self, card: FakeCard, frame: bytes, short: bool, last_bits: int, now: float) -> bytes | None:
         """What `card` answers to `frame`, if the frame reaches it as an ISO 14443A frame at all."""
@@ -522,13 +538,28 @@ class FakeRc522:
         return not regs[COMMAND] & RCV_OFF and not regs[RX_MODE] & SPEED
 
     def _advance(self, now: float) -> None:
-        """The frame in flight at `now`: sent, answered or timed out."""
+        """What happened by `now`: the frame in flight sent and answered, the timer run out."""
+        if self.pending is not None:
+            self._frame(now)
+        if self.timer_end is not None and now >= self.timer_end:
+            self.regs[COM_IRQ] |= TIMER_IRQ  # TAutoRestart is never set here: the timer stops at 0
+            self.timer_end = None
+            if self.pending is not None and self.pending["answer"] is None and "tx_done" in self.pending:
+                self.pending = None  # a Transceive nobody answered: nothing more comes
+
+    def _frame(self, now: float) -> None:
+        """The frame in flight at `now`: sent, then answered."""
         pending, regs = self.pending, self.regs
         if now < pending["tx_end"]:
             return
         if "tx_done" not in pending:
             pending["tx_done"] = True
             regs[COM_IRQ] |= TX_IRQ
+            if self.timer_end is not None and self.timer_end <= pending["tx_end"]:
+                regs[COM_IRQ] |= TIMER_IRQ  # the timer still running from before ran out first
+                self.timer_end = None
+            if "timer_end" in pending:
+                self.timer_end = pending["timer_end"]  # TAuto (re)starts it as the frame ends
             if not self.strict:
                 regs[BIT_FRAMING] &= ~START_SEND  # lenient: the bit clears itself
         if not pending["transceive"]:
@@ -538,9 +569,6 @@ class FakeRc522:
         elif pending["answer"] is not None and now >= pending["rx_end"]:
             self.answer_end = pending["rx_end"]
             self._receive(pending["answer"])
-            self.pending = None
-        elif "timer_end" in pending and now >= pending["timer_end"]:
-            regs[COM_IRQ] |= TIMER_IRQ
             self.pending = None
 
     def _receive(self, answers: list[bytes]) -> None:

@@ -1,8 +1,9 @@
 """The fake RC522's own rules, on raw register traffic: those no driver path of ours reaches."""
 
-from .fake_rc522 import (BIT_FRAMING, COM_IRQ, COMMAND, ERROR, FIFO_DATA, FIFO_LEVEL, MODE, POWER_DOWN, SOFT_RESET,
-                         START_SEND, STATUS2, T_MODE, TEMP_ERR, TEMP_SENS_CLEAR, TIMER_IRQ, TRANSCEIVE, TX_ASK,
-                         TX_CONTROL, TX_IRQ, TX_WAIT_RF, FakeBus, FakeCard)
+from .fake_rc522 import (BIT_FRAMING, COM_IRQ, COMMAND, CONTROL, ERROR, FIFO_DATA, FIFO_LEVEL, IDLE, MODE, POWER_DOWN,
+                         RX_IRQ, SOFT_RESET, START_SEND, STATUS2, T_MODE, T_PRESCALER, T_RELOAD_L, T_START_NOW,
+                         T_STOP_NOW, TEMP_ERR, TEMP_SENS_CLEAR, TIMER_IRQ, TRANSCEIVE, TX_ASK, TX_CONTROL, TX_IRQ,
+                         TX_WAIT_RF, FakeBus, FakeCard)
 
 
 def chip_on(clock, transaction_cost=30e-6):
@@ -57,3 +58,44 @@ def test_temperr_keeps_the_field_off_until_cleared_once_cool_and_txwaitrf_holds_
     assert not read(spi, ERROR) & TEMP_ERR and chip.field and card.state == "idle"
     clock.advance(0.01)
     assert read(spi, COM_IRQ) & TX_IRQ  # the frame held back went out once the field was on
+
+
+def transceive(spi, *frame, last_bits=0):
+    write(spi, COMMAND, IDLE)
+    write(spi, COM_IRQ, 0x7F)
+    write(spi, FIFO_LEVEL, 0x80)
+    write(spi, FIFO_DATA, *frame)
+    write(spi, BIT_FRAMING, last_bits)
+    write(spi, COMMAND, TRANSCEIVE)
+    write(spi, BIT_FRAMING, START_SEND | last_bits)
+
+
+def test_the_timer_runs_on_through_a_new_command_until_tstopnow_and_an_answer_stops_it(clock):
+    """TModeReg TAuto: the timer starts at the end of a frame and stops at an answer's 5th bit; nothing
+    else stops it but TStopNow (or a reset): Idle does not, so a command cut short sets TimerIRq late."""
+    chip, spi = chip_on(clock, transaction_cost=0)
+    write(spi, TX_CONTROL, 0x83)
+    write(spi, TX_ASK, 0x40)
+    write(spi, T_MODE, 0x80)  # TAuto; 13.56 MHz / (2 x 169 + 1) = 40 kHz, 40 ticks = 1 ms
+    write(spi, T_PRESCALER, 169)
+    write(spi, T_RELOAD_L, 39)
+    clock.advance(0.01)
+    transceive(spi, 0x52, last_bits=7)  # WUPA into an empty field
+    clock.advance(0.0002)
+    write(spi, COMMAND, IDLE)  # cut short: the timer runs on
+    write(spi, COM_IRQ, 0x7F)
+    clock.advance(0.0005)
+    assert not read(spi, COM_IRQ) & TIMER_IRQ
+    clock.advance(0.0005)
+    assert read(spi, COM_IRQ) & TIMER_IRQ  # 1 ms after the WUPA's end, under no command at all
+    write(spi, COM_IRQ, 0x7F)
+    write(spi, CONTROL, T_START_NOW)
+    clock.advance(0.0005)
+    write(spi, CONTROL, T_STOP_NOW)
+    clock.advance(0.002)
+    assert not read(spi, COM_IRQ) & TIMER_IRQ and read(spi, CONTROL) & 0xC0 == 0  # stopped; the bits read 0
+    chip.place(FakeCard("a1b2c3d4"))
+    clock.advance(0.01)
+    transceive(spi, 0x52, last_bits=7)
+    clock.advance(0.003)
+    assert read(spi, COM_IRQ) & (RX_IRQ | TIMER_IRQ) == RX_IRQ  # the ATQA stopped it
