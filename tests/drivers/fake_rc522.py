@@ -6,7 +6,8 @@ back end and the stock `mfrc522` package can be run against it and their SPI tra
   byte (the answer is shifted by one byte); otherwise every following byte is written to one register;
 - registers with their reset values; CommandReg (Idle, Transmit, Transceive, CalcCRC, SoftReset,
   the RcvOff and PowerDown bits), ComIrqReg/DivIrqReg (Set1: written with bit 7 clear, the bits
-  written 1 are cleared), ErrorReg (a command clears all but TempErr), the 64-byte FIFO (FlushBuffer,
+  written 1 are cleared), ErrorReg (a command clears all but TempErr; WrErr: the FIFO written while an
+  answer may still come, also a violation), the 64-byte FIFO (FlushBuffer,
   BufferOvfl), ControlReg (RxLastBits), BitFramingReg (StartSend, TxLastBits), CollReg
   (ValuesAfterColl, CollPos), TxModeReg/RxModeReg (106 kBd only; TxCRCEn appends a CRC_A, RxCRCEn
   checks it), TxControlReg (the antenna drivers), TxASKReg (Force100ASK), RFCfgReg (RxGain), the
@@ -41,7 +42,7 @@ fake: StartSend clears itself once the frame is out, cards are ready at once, no
 driver must work in both.
 Not modelled: MIFARE authentication and memory, bit-oriented anticollision frames (a card ignores
 them), the IRQ pin, the UART and I2C interfaces; and, kinder than the chip where our driver never
-goes: CalcCRC finishes at once, WrErr (FIFO written during a Transceive), Status2Reg's ModemState, the 100 ns least NRSTPD
+goes: CalcCRC finishes at once, Status2Reg's ModemState, the 100 ns least NRSTPD
 pulse (datasheet 8.8.1), ISO 14443-3's request guard time (7000/fc between two REQA/WUPA).
 """
 
@@ -76,7 +77,7 @@ KNOWN_COMMANDS = (IDLE, MEM, 0x02, CALC_CRC, TRANSMIT, 0x07, 0x08, TRANSCEIVE, 0
 RCV_OFF, POWER_DOWN = 0x20, 0x10
 TX_IRQ, RX_IRQ, IDLE_IRQ, ERR_IRQ, TIMER_IRQ = 0x40, 0x20, 0x10, 0x02, 0x01
 CRC_IRQ = 0x04
-TEMP_ERR, BUFFER_OVFL, COLL_ERR, CRC_ERR, PARITY_ERR = 0x40, 0x10, 0x08, 0x04, 0x02
+WR_ERR, TEMP_ERR, BUFFER_OVFL, COLL_ERR, CRC_ERR, PARITY_ERR = 0x80, 0x40, 0x10, 0x08, 0x04, 0x02
 TEMP_SENS_CLEAR = 0x80
 TX_WAIT_RF = 0x20
 START_SEND = 0x80
@@ -389,6 +390,9 @@ class FakeRc522:
             bits = value & 0x7F
             regs[register] = regs[register] | bits if value & 0x80 else regs[register] & ~bits & 0x7F
         elif register == FIFO_DATA:
+            if self._receiving():
+                regs[ERROR] |= WR_ERR
+                self._flag("the FIFO written between a frame's last bit out and its answer's last bit in (WrErr)")
             if len(self.fifo) < FIFO_SIZE:
                 self.fifo.append(value)
                 if self.crc_preset is not None:
@@ -532,6 +536,11 @@ class FakeRc522:
         if answer is not None and self.gain_db < card.min_gain_db:
             return None  # the card answered, too weakly for this receiver gain
         return answer
+
+    def _receiving(self) -> bool:
+        """A Transceive's frame is out and its answer may still come (ErrorReg WrErr's window)."""
+        pending = self.pending
+        return pending is not None and pending["transceive"] and "tx_done" in pending
 
     def _hears(self) -> bool:
         regs = self.regs

@@ -3,7 +3,7 @@
 from .fake_rc522 import (BIT_FRAMING, COM_IRQ, COMMAND, CONTROL, ERROR, FIFO_DATA, FIFO_LEVEL, IDLE, MODE, POWER_DOWN,
                          RX_IRQ, SOFT_RESET, START_SEND, STATUS2, T_MODE, T_PRESCALER, T_RELOAD_L, T_START_NOW,
                          T_STOP_NOW, TEMP_ERR, TEMP_SENS_CLEAR, TIMER_IRQ, TRANSCEIVE, TX_ASK, TX_CONTROL, TX_IRQ,
-                         TX_WAIT_RF, FakeBus, FakeCard)
+                         TX_WAIT_RF, WR_ERR, FakeBus, FakeCard)
 
 
 def chip_on(clock, transaction_cost=30e-6):
@@ -99,3 +99,18 @@ def test_the_timer_runs_on_through_a_new_command_until_tstopnow_and_an_answer_st
     transceive(spi, 0x52, last_bits=7)
     clock.advance(0.003)
     assert read(spi, COM_IRQ) & (RX_IRQ | TIMER_IRQ) == RX_IRQ  # the ATQA stopped it
+
+
+def test_the_fifo_written_while_an_answer_may_come_is_wrerr_and_a_violation(clock):
+    chip, spi = chip_on(clock, transaction_cost=0)
+    write(spi, TX_CONTROL, 0x83)
+    write(spi, TX_ASK, 0x40)
+    chip.place(FakeCard("a1b2c3d4"))
+    clock.advance(0.01)
+    transceive(spi, 0x52, last_bits=7)
+    clock.advance(0.0001)  # the WUPA is out (about 85 µs), the ATQA not yet in
+    write(spi, FIFO_DATA, 0x93)
+    assert read(spi, ERROR) & WR_ERR and "WrErr" in chip.violations[-1]
+    clock.advance(0.001)
+    transceive(spi, 0x52, last_bits=7)  # Idle first, as a driver must: no error
+    assert not read(spi, ERROR) & WR_ERR and len(chip.violations) == 1
