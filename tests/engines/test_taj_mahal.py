@@ -1151,3 +1151,269 @@ def test_would_win_tells_any_seat_still_in_the_round_what_withdrawing_gives():
     assert game.would_win(s, 2) == []
     preview = game.preview(s, {"type": "withdraw", "player": 2})
     assert preview.legal and preview.events == ("Cy: out, no card",)
+
+
+# -- scenarios worked by hand from the rule text ---------------------------------------------------
+#
+# Each scenario drives the public API only (start, apply, prompt, scores, is_over, winners, replay) through
+# a stretch of play on the synthetic board (roads in the module docstring). Every expected figure was
+# worked out by hand from rules/000 (French, quoted) and rules/003 before the engine was run.
+
+
+class Table:
+    """A table that plays through the public API, keeps the accepted log and checks refusals leave nothing behind."""
+
+    def __init__(self, n: int, board: bool = True):
+        self.names, self.options = NAMES[:n], {"board": SYNTHETIC_BOARD} if board else {}
+        self.s = game.start(self.names, self.options)
+        self.log: list[dict] = []
+
+    def do(self, kind: str, **fields):
+        action = {"type": kind, **fields}
+        self.s = game.apply(self.s, action)
+        self.log.append(action)
+        return self.s
+
+    def visit(self, province: str, number: int, goods: list[str]):
+        return self.do("visit", province=province, tile={"number": number, "goods": goods})
+
+    def play(self, p: int, *cards):
+        return self.do("play", player=p, cards=list(cards))
+
+    def out(self, p: int):
+        return self.do("withdraw", player=p)
+
+    def palace(self, p: int, city: str, bonus=None):
+        return self.do("palace", player=p, city=city, bonus=bonus)
+
+    def crown(self, p: int, city: str):
+        return self.do("crown", player=p, city=city)
+
+    def refuse(self, kind: str, **fields) -> str:
+        """The short message refusing the action (the state equal before and after); nothing is logged."""
+        return refused(self.s, {"type": kind, **fields}).short
+
+    @property
+    def prompt(self):
+        return game.prompt(self.s)
+
+    def totals(self) -> list[int]:
+        return [score.total for score in game.scores(self.s)]
+
+    def breakdown(self, p: int) -> dict:
+        return game.scores(self.s)[p].breakdown
+
+    def replayed(self):
+        """The state rebuilt from the log alone equals the one played (the log needs nothing else)."""
+        again = engines.replay("taj_mahal", self.names, self.options, self.log)
+        assert again == self.s
+        return again
+
+
+def pts(palaces=0, bonus=0, province=0, special=0, hand=0) -> dict:
+    return {"palaces": palaces, "bonus": bonus, "province": province, "special": special, "hand": hand}
+
+
+def test_scenario_a_first_round_majorities_ties_crown_and_the_last_player():
+    """Round 1, three players, every majority resolved at withdraw.
+
+    "Si le joueur qui se retire est, de tous les joueurs, celui qui a sur ses cartes le plus grand nombre de
+    symboles de vizirs, de généraux, de moines ou de princesses, il prend ... le jeton influence
+    correspondant" - strictly the most: a tie wins nothing. "Les cartes défaussées ne sont plus prises en
+    compte ... des situations d'égalité peuvent ainsi être tranchées en faveur d'autres joueurs."
+    """
+    t = Table(3)
+    t.visit("s01", 1, ["rice"])
+    assert t.prompt.player == 0 and t.prompt.expects == ("play", "withdraw")  # "Le premier joueur débute"
+    t.play(0, card("red", "elephant", "vizier"), white("mogul"))  # Ana: elephant 1, vizier 1, mogul 1
+    t.play(1, card("green", "elephant", "elephant"))  # Ben: elephant 2
+    t.play(2, card("yellow", "monk", "princess"))  # Cy: monk 1, princess 1
+    t.play(0, card("red", "general", "vizier"))  # Ana: elephant 1, vizier 2, mogul 1, general 1
+    t.play(1, card("green", "vizier", "monk"), white("elephant"))  # Ben: elephant 3, vizier 1, monk 1
+    t.play(2, card("yellow", "monk", "general"))  # Cy: monk 2, princess 1, general 1
+    # Ana: vizier 2 > 1, 0: the token; general 1 = Cy's 1: nothing; mogul 1 > 0: the crown; elephant 1 < 3.
+    s = t.out(0)
+    assert s.events[0] == "Ana: vizier, crown"
+    assert t.prompt.player == 0 and set(t.prompt.expects) == {"palace", "crown"}
+    # "Lorsqu'un joueur place un palais sur une cité fortifiée, il gagne le jeton bonus ... et marque
+    # immédiatement": +2 at once, before her withdrawal is over.
+    t.palace(0, "s01-1", {"kind": "points"})
+    assert t.breakdown(0) == pts(bonus=2)
+    t.crown(0, "s01-2")  # "le palais royal peut être placé sur une cité" - here an empty one
+    # "Un joueur qui place un ou plusieurs palais ... marque 1 point": no other province, no chain.
+    assert t.breakdown(0) == pts(palaces=1, bonus=2)
+    # Ben next clockwise: elephant 3 > Cy's 0 wins the province tile (one rice: 1 point); vizier 1 would beat
+    # Cy's 0 but the vizier token is gone ("nul ne peut bien sûr plus ... gagner le même jeton"); monk 1 < 2.
+    assert t.prompt.player == 1
+    s = t.out(1)
+    assert s.events == ("Ben: province", "Ben: province +1")
+    assert t.breakdown(1) == pts(province=1)
+    # Cy is alone: "il peut jouer autant de tours qu'il le souhaite"
+    assert t.prompt.player == 2
+    t.play(2, card("yellow", "princess", "elephant"))
+    assert t.prompt.player == 2
+    s = t.out(2)  # monk 2, princess 2, general 1 (Ana's general left with her); the province tile is gone
+    assert s.events[0] == "Cy: general, monk, princess"
+    # "Si le palais royal est placé dans une cité encore inoccupée, un palais ordinaire pourra également y
+    # être placé ... par un autre joueur": s01-2 (Ana's crown) is free for Cy, s01-1 is not.
+    assert set(t.prompt.options["palace"]) == {"s01-2", "s01-3", "s01-4"}
+    assert "already" in t.refuse("palace", player=2, city="s01-1")
+    t.palace(2, "s01-2")
+    t.palace(2, "s01-3", {"kind": "goods", "goods": "rice"})  # Cy's first rice: 1 point
+    t.palace(2, "s01-4")
+    assert t.breakdown(2) == pts(palaces=1, bonus=1)
+    assert t.totals() == [3, 1, 2]
+    assert t.prompt.expects == ("visit",) and t.prompt.player is None
+    t.replayed()
+
+
+def test_scenario_b_palace_chains_and_goods_over_four_rounds():
+    """Chains count provinces, not palaces, and break on an empty or a foreign city; goods accumulate.
+
+    "Il marque en outre 1 point supplémentaire par province dans laquelle il a au moins un palais relié par
+    une ligne ininterrompue de routes et de ses propres palais à l'un de ses palais dans la province
+    disputée. Toute cité sans palais ou avec uniquement un palais adverse interrompt la ligne. Une cité avec
+    deux palais peut être utilisée comme connexion par les deux joueurs."
+    Goods: "il marque autant de points d'influence qu'il a de ressources du ou des types figurant sur ce
+    jeton sur tous les jetons bonus et les jetons province en sa possession, y compris celui qu'il vient de
+    prendre", bonus tiles first ("On procède dans l'ordre suivant: 1) Jetons bonus ... 2) Jetons province").
+    """
+    t = Table(3)
+    # Round 1, s01 (first: Ana). Ana alone wins vizier and monk.
+    t.visit("s01", 1, ["rice"])
+    t.play(0, card("red", "vizier", "monk"))
+    t.out(1)
+    t.out(2)
+    t.out(0)
+    t.palace(0, "s01-2")
+    t.palace(0, "s01-3", {"kind": "points"})
+    assert t.totals() == [3, 0, 0]  # bonus 2, palaces 1
+    # Round 2, s05 (first: Ben). Ana wins general and the province tile [tea, spice].
+    t.visit("s05", 2, ["tea", "spice"])
+    assert t.prompt.player == 1
+    t.out(1)
+    t.out(2)
+    t.play(0, card("red", "general", "elephant"))
+    t.out(0)
+    # s05-1 (fortress) touches s01-3 (Ana's): s01 joins. Bonus tea: tea 1 -> 1. Tile: tea 2 + spice 1 = 3.
+    t.palace(0, "s05-1", {"kind": "goods", "goods": "tea"})
+    assert t.breakdown(0) == pts(palaces=1 + 2, bonus=2 + 1, province=3)
+    # Round 3, s02 (first: Cy).
+    t.visit("s02", 3, ["rice", "tea"])
+    assert t.prompt.player == 2
+    t.play(2, card("green", "vizier", "vizier"))
+    t.play(0, card("red", "monk", "princess"))
+    t.play(1, card("yellow", "general", "elephant"))
+    t.out(2)  # vizier 2 > 0, 0
+    t.palace(2, "s02-3", {"kind": "goods", "goods": "rice"})  # s02-3 touches s02-2, s02-4, agra-1: no chain
+    assert t.breakdown(2) == pts(palaces=1, bonus=1)
+    t.out(0)  # monk and princess
+    t.palace(0, "s02-4")  # s02-4 - s01-2 - s01-3 - s05-1: s01 and s05, two palaces in s01 count once
+    t.palace(0, "s02-1", {"kind": "card"})  # a card bonus tile: a card, no point
+    assert t.breakdown(0) == pts(palaces=3 + 3, bonus=3, province=3)
+    t.out(1)  # Ben alone: general, and the province tile (elephant 1)
+    assert t.prompt.options == {"palace": ("s02-2",), "bonus": ()}  # the one city left
+    t.palace(1, "s02-2")  # touches s02-1 (Ana), s02-3 (Cy), s03-4 (empty): no chain
+    assert t.breakdown(1) == pts(palaces=1, province=2)  # rice 1 + tea 1
+    # Ana's monks (rounds 1 and 3) are a pair: "À la fin d'une manche ... tout joueur qui a deux jetons
+    # identiques doit les échanger contre la carte spéciale correspondante" - the monk's is the colour change.
+    # Round 4, s03 (first: Ana).
+    t.visit("s03", 4, ["spice", "jewels"])
+    assert t.prompt.player == 0 and t.prompt.options["specials"] == ("color_change",)
+    t.play(0, card("red", "vizier", "elephant"))
+    t.play(1, card("yellow", "mogul", "princess"))
+    t.out(2)  # Cy withdraws with no card: nothing
+    t.out(0)  # vizier, province
+    # s03-4 touches s03-1, s03-3 and s02-2, which holds only Ben's palace: the line is cut. Chain 0.
+    t.palace(0, "s03-4")
+    # spice: the tile of round 2 and this one, 2; jewels 1: 3 points.
+    assert t.breakdown(0) == pts(palaces=6 + 1, bonus=3, province=3 + 3)
+    t.out(1)  # Ben alone: crown and princess
+    t.crown(1, "s03-4")  # beside Ana's palace: "à côté de ce dernier"
+    t.palace(1, "s03-3", {"kind": "points"})
+    # Ben's crowned palace on s03-4 joins his s02-2: s02 counts. Ana's palace there does not cut Ben's line.
+    assert t.breakdown(1) == pts(palaces=1 + 2, bonus=2, province=2)
+    assert t.totals() == [16, 7, 2]
+    # The viziers of rounds 1 and 4 buy the +1 mogul card; the monks bought the colour change card.
+    t.visit("s04", 5, ["rice", "jewels"])
+    t.out(1)
+    t.out(2)
+    assert t.prompt.player == 0 and t.prompt.options["specials"] == ("mogul", "color_change")
+    t.replayed()
+
+
+def test_scenario_c_special_cards_change_hands_and_count_as_symbols():
+    """The General pair buys the +1 elephant card (rules/003); it breaks a tie, goes back to its holder's
+    hand at withdraw, and is taken by the next player with two General tokens.
+
+    "Le joueur prend la carte sur la table, si elle y est encore, ou la prend au joueur qui la possède";
+    "lorsqu'elles sont jouées, elles ne sont pas défaussées mais reviennent dans la main du joueur lorsqu'il
+    se retire"; "+1 Éléphant · Effet identique à la carte blanche éléphant."
+    """
+    t = Table(3)
+    t.visit("s01", 1, ["rice"])
+    t.play(0, card("red", "general", "elephant"))
+    t.out(1)
+    t.out(2)
+    t.out(0)  # general, province
+    t.palace(0, "s01-2")
+    assert t.breakdown(0) == pts(palaces=1, province=1)
+    t.visit("s02", 2, ["rice", "tea"])
+    t.out(1)
+    t.out(2)
+    assert "Not your +1 elephant" in t.refuse(
+        "play", player=0, cards=[card("red", "general", "monk"), special("elephant")]
+    )  # not yet hers: the exchange comes at the end of a round
+    t.play(0, card("red", "general", "monk"))
+    t.out(0)
+    t.palace(0, "s02-4")  # touches s01-2: s01 joins
+    t.palace(0, "s02-2")
+    assert t.totals() == [4, 0, 0]
+    # Round 3, s03 (first: Cy). Ana holds the +1 elephant card now.
+    t.visit("s03", 3, ["spice", "jewels"])
+    t.play(2, card("green", "elephant", "elephant"))
+    assert t.prompt.player == 0 and t.prompt.options["specials"] == ("elephant",)
+    t.play(0, card("red", "elephant", "princess"), special("elephant"))  # elephants 2
+    t.play(1, card("yellow", "elephant", "vizier"))
+    t.play(2, card("green", "elephant", "general"))  # Cy: elephant 3, general 1
+    assert t.prompt.options["specials"] == ()  # on the table already
+    assert "is out" in t.refuse("play", player=0, cards=[card("red", "elephant", "vizier"), special("elephant")])
+    t.play(0, card("red", "elephant", "vizier"))  # Ana: elephant 3 (the card counts), princess 1, vizier 1
+    s = t.out(1)  # Ben: vizier 1 = Ana's 1, elephant 1 < 3: nothing
+    assert s.events == ("Ben: nothing",)
+    s = t.out(2)  # Cy: elephant 3 = Ana's 3 (with her special): no province; general 1 > 0
+    assert s.events[0] == "Cy: general"
+    t.palace(2, "s03-2")
+    s = t.out(0)  # Ana alone: elephant 3 wins the province, princess, vizier
+    assert s.events[0] == "Ana: vizier, princess, province"
+    t.palace(0, "s03-4")  # s03-4 - s02-2 (hers); s02-2 touches s02-1, s02-3 (empty), not s02-4: s02 only
+    t.palace(0, "s03-1", {"kind": "points"})
+    # round 3: bonus 2, province spice 1 + jewels 1 = 2, palaces 1 + 1 = 2
+    assert t.breakdown(0) == pts(palaces=1 + 2 + 2, bonus=2, province=1 + 2)
+    assert t.breakdown(2) == pts(palaces=1)
+    # Round 4, s04 (first: Ana): the card came back to her hand.
+    t.visit("s04", 4, ["jewels", "rice"])
+    assert t.prompt.options["specials"] == ("elephant",)
+    t.play(0, card("red", "elephant", "monk"), special("elephant"))
+    t.out(1)
+    t.play(2, card("green", "general", "mogul"))
+    t.out(0)  # elephant 2, monk 1
+    # jewels: round 3's tile and this one, 2; rice: round 1's tile and this one, 2 (round 2 gave no tile): 4.
+    t.palace(0, "s04-4")  # s04-4 touches s04-1, s04-3 and s03-2, Cy's: no chain
+    assert t.breakdown(0) == pts(palaces=5 + 1, bonus=2, province=3 + 4)
+    t.out(2)  # Cy alone: general (his second) and the crown
+    # "Le joueur qui place un palais royal sur une cité fortifiée ne gagne pas ... le jeton bonus."
+    t.crown(2, "s04-1")
+    # his own crown's city is not free for his palace; the fortress with its tile comes first
+    assert t.prompt.options == {"palace": ("s04-3", "s04-2"), "bonus": ("s04-3",)}
+    t.palace(2, "s04-3", {"kind": "card"})
+    assert t.breakdown(2) == pts(palaces=2)
+    assert t.totals() == [15, 0, 2]
+    # The two Generals of Cy take the card from Ana; Ana's monks (rounds 2 and 4) bought the colour change.
+    t.visit("s05", 5, ["tea", "spice"])
+    t.play(1, card("yellow", "vizier", "monk"))
+    assert t.prompt.player == 2 and t.prompt.options["specials"] == ("elephant",)
+    t.play(2, card("green", "monk", "elephant"))
+    assert t.prompt.player == 0 and t.prompt.options["specials"] == ("color_change",)
+    assert "Not your" in t.refuse("play", player=0, cards=[card("red", "monk", "vizier"), special("elephant")])
+    t.replayed()
