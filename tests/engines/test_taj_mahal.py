@@ -1417,3 +1417,155 @@ def test_scenario_c_special_cards_change_hands_and_count_as_symbols():
     assert t.prompt.player == 0 and t.prompt.options["specials"] == ("color_change",)
     assert "Not your" in t.refuse("play", player=0, cards=[card("red", "monk", "vizier"), special("elephant")])
     t.replayed()
+
+
+def empty_rounds(t: Table, provinces: list[str], first: int):
+    """Rounds where everybody withdraws without a card, in prompt order; the first players, as the engine saw them.
+
+    "Un joueur peut choisir de se retirer dès le premier tour de la manche, sans même avoir joué une carte.
+    Bien sûr, il ne place alors aucun palais et ne marque aucun point d'influence."
+    """
+    firsts = []
+    for number, province in enumerate(provinces, start=first):
+        t.visit(province, number, ["rice"] if number == 1 else ["rice", "tea"])
+        firsts.append(t.prompt.player)
+        while t.prompt.expects == ("play", "withdraw"):
+            t.out(t.prompt.player)
+    return firsts
+
+
+def test_scenario_d_the_end_agra_taj_mahal_last_exchange_hands_and_a_shared_win():
+    """Four players to the end.
+
+    "Le joueur à gauche de l'ancien premier joueur devient le nouveau premier joueur"; "la dernière manche se
+    déroulant dans la province n°12, celle d'Agra"; "Taj Mahal: 4 points d'influence"; "Le jeu se termine
+    après la 12ème manche ... 1 point par carte spéciale · 1 point par carte blanche · 1 point par carte de
+    la couleur dont il a le plus grand nombre (si deux couleurs sont en même nombre ..., il ne marque les
+    points que pour l'une d'entre elles)"; "Le joueur ayant le plus grand nombre de points d'influence est
+    vainqueur" (a tie shares the win: design/game-log.md).
+    """
+    t = Table(4)
+    firsts = empty_rounds(t, [f"s{k:02d}" for k in range(1, 11)], 1)
+    assert firsts == [0, 1, 2, 3, 0, 1, 2, 3, 0, 1] and t.totals() == [0, 0, 0, 0]
+    # Round 11, s11: first Cy.
+    t.visit("s11", 11, ["rice", "spice"])
+    assert t.prompt.player == 2
+    t.play(2, card("purple", "princess", "elephant"))
+    t.out(3)
+    t.play(0, card("red", "princess", "princess"))
+    t.out(1)
+    s = t.out(2)  # princess 1 < 2; elephant 1 > 0: the province tile, rice 1 + spice 1
+    assert s.events == ("Cy: province", "Cy: province +2")
+    t.play(0, card("red", "mogul", "general"))  # alone
+    s = t.out(0)
+    assert s.events[0] == "Ana: general, princess, crown"
+    t.palace(0, "s11-1", {"kind": "goods", "goods": "spice"})  # her first spice: 1
+    t.palace(0, "s11-2")
+    t.crown(0, "s11-2")  # beside her own palace
+    assert t.breakdown(0) == pts(palaces=1, bonus=1)
+    # Round 12: Agra only, first Dee.
+    assert t.prompt.options["province"] == ("agra",)
+    assert "visited" in t.refuse("visit", province="s05", tile={"number": 12, "goods": ["tea", "jewels"]})
+    t.visit("agra", 12, ["tea", "jewels"])
+    assert t.prompt.player == 3
+    t.play(3, card("purple", "vizier", "elephant"))
+    t.play(0, card("red", "princess", "elephant"), white("princess"))
+    t.play(1, card("yellow", "vizier", "vizier"))
+    t.out(2)
+    s = t.out(3)  # vizier 1 < Ben's 2; elephant 1 = Ana's 1
+    assert s.events == ("Dee: nothing",)
+    s = t.out(0)  # princess 2; elephant 1 > Ben's 0 (Dee's cards are gone)
+    assert s.events[0] == "Ana: princess, province"
+    t.palace(0, "agra-1")  # agra-1 touches agra-2, agra-5, s02-3: no chain
+    assert t.breakdown(0) == pts(palaces=2, bonus=1, province=2)  # tea 1 + jewels 1
+    s = t.out(1)  # Ben alone: vizier
+    assert t.prompt.options["bonus"] == ("agra-2",)
+    assert "Taj" in t.refuse("palace", player=1, city="agra-2", bonus={"kind": "points"})
+    t.palace(1, "agra-2", {"kind": "taj"})
+    assert t.breakdown(1) == pts(palaces=1, bonus=4)
+    # Ana's princesses of rounds 11 and 12 buy the +2 points card at the end of the last round too.
+    assert t.prompt.expects == ("hand",) and t.prompt.player is None and t.prompt.options["player"] == (0, 1, 2, 3)
+    assert game.phase(t.s) == "Final hands" and not game.is_over(t.s)
+    t.refuse("visit", province="s01", tile={"number": 12, "goods": ["tea", "jewels"]})
+    t.refuse("play", player=0, cards=[card("red", "vizier", "monk")])
+    t.do("hand", player=3, cards=[card("green", "monk", "vizier"), white("elephant"), white("mogul")])  # 1 + 2
+    t.do("hand", player=2, cards=[])
+    hand = [card("red", "monk", "vizier"), card("red", "elephant", "general"), card("green", "monk", "general"), white("monk")]
+    t.do("hand", player=0, cards=hand)  # special 1 + white 1 + red 2
+    assert t.breakdown(0)["hand"] == 4 and not game.is_over(t.s)
+    ben = [card("yellow", "elephant", "monk") for _ in range(3)] + [card("purple", "elephant", "monk") for _ in range(3)]
+    t.do("hand", player=1, cards=ben + [white("general")])  # white 1 + three of one colour (the tie counts once)
+    assert [game.scores(t.s)[p].breakdown for p in range(4)] == [
+        pts(palaces=2, bonus=1, province=2, hand=4),
+        pts(palaces=1, bonus=4, hand=4),
+        pts(province=2),
+        pts(hand=3),
+    ]
+    assert t.totals() == [9, 9, 2, 3]
+    assert game.is_over(t.s) and game.prompt(t.s) is None and game.winners(t.s) == [0, 1]
+    assert t.refuse("hand", player=2, cards=[]) == "The game is over"
+    t.replayed()
+
+
+def test_scenario_e_five_players_ties_settled_by_withdrawing_and_the_turn_order():
+    """Five players: who withdraws first gives up a tie, which the others then settle; play goes clockwise
+    among the players still in the round.
+
+    "Lorsqu'un joueur se retire, il ne prend plus part à la manche"; "La manche se poursuit en sens
+    horaire, chacun des joueurs restants pouvant à son tour jouer une ou deux cartes ou se retirer."
+    """
+    t = Table(5)
+    t.visit("s01", 1, ["jewels"])
+    t.play(0, card("red", "elephant", "vizier"))
+    t.play(1, card("green", "elephant", "vizier"))
+    t.play(2, card("yellow", "elephant", "monk"))
+    t.play(3, card("purple", "monk", "general"))
+    s = t.out(4)
+    assert s.events == ("Eve: out, no card",) and t.prompt.player == 0
+    s = t.out(0)  # elephant 1 = Ben's = Cy's; vizier 1 = Ben's
+    assert s.events == ("Ana: nothing",) and t.prompt.player == 1
+    s = t.out(1)  # vizier 1 > 0 now; elephant 1 = Cy's
+    assert s.events[0] == "Ben: vizier"
+    t.palace(1, "s01-1", {"kind": "points"})
+    s = t.out(2)  # elephant 1 > Dee's 0: the province; monk 1 = Dee's 1
+    assert s.events == ("Cy: province", "Cy: province +1")
+    s = t.out(3)  # Dee alone: monk and general
+    assert s.events[0] == "Dee: general, monk"
+    t.palace(3, "s01-2")
+    t.palace(3, "s01-3", {"kind": "card"})
+    assert t.totals() == [0, 3, 1, 1, 0]
+    # Round 2, s02: Ben first; order Ben, Cy, Dee, Eve, Ana, then skipping those out.
+    t.visit("s02", 2, ["rice", "tea"])
+    seen = [t.prompt.player]
+    t.play(1, card("red", "mogul", "monk"))
+    seen.append(t.prompt.player)
+    t.out(2)
+    seen.append(t.prompt.player)
+    t.play(3, card("green", "mogul", "general"))
+    seen.append(t.prompt.player)
+    t.out(4)
+    seen.append(t.prompt.player)
+    t.play(0, card("yellow", "mogul", "princess"))
+    seen.append(t.prompt.player)
+    t.play(1, card("red", "mogul", "elephant"))  # Ben: mogul 2
+    seen.append(t.prompt.player)
+    assert seen == [1, 2, 3, 4, 0, 1, 3]
+    s = t.out(3)  # mogul 1 < 2; general 1 > 0
+    assert s.events[0] == "Dee: general"
+    t.palace(3, "s02-4")  # touches s01-2, Dee's: s01 joins
+    assert t.breakdown(3) == pts(palaces=1 + 2)
+    assert t.prompt.player == 0
+    s = t.out(0)  # princess 1; mogul 1 < 2
+    assert s.events[0] == "Ana: princess"
+    t.palace(0, "s02-1", {"kind": "points"})
+    assert t.prompt.player == 1
+    s = t.out(1)  # crown, monk, province
+    assert s.events[0] == "Ben: monk, crown, province"
+    t.crown(1, "s02-1")  # beside Ana's palace: the fortress's tile is gone already
+    t.palace(1, "s02-3", {"kind": "goods", "goods": "tea"})  # tea 1
+    # tiles: rice 1, tea 2: 3. Palaces: s02-1 (crown) touches s02-2, s02-4 (Dee); s02-3 touches agra-1: 1.
+    assert t.breakdown(1) == pts(palaces=2, bonus=3, province=3)
+    assert t.totals() == [3, 8, 1, 3, 0]
+    firsts = empty_rounds(t, ["s03", "s04", "s05", "s06"], 3)
+    assert firsts == [2, 3, 4, 0]
+    t.replayed()
