@@ -1569,3 +1569,173 @@ def test_scenario_e_five_players_ties_settled_by_withdrawing_and_the_turn_order(
     firsts = empty_rounds(t, ["s03", "s04", "s05", "s06"], 3)
     assert firsts == [2, 3, 4, 0]
     t.replayed()
+
+
+def test_scenario_f_illegal_actions_are_refused_clearly_and_change_nothing():
+    """A round where the table tries what the rules forbid at every step; each refusal names the rule and
+    leaves the state equal to what it was (Table.refuse), and the accepted log alone replays the game.
+
+    "doit toujours jouer d'abord une, et une seule, carte de couleur"; "toutes les cartes de couleur qu'il
+    jouera devront avoir la même couleur que la toute première carte"; "Cartes blanches et cartes spéciales
+    ne peuvent être jouées qu'à la suite d'une carte de couleur"; palaces "sur une cité non occupée";
+    "Placez le jeton province numéro 12 dans la province d'Agra"; "Il n'y a qu'une seule ressource dans la
+    première province".
+    """
+    t = Table(3)
+    red = card("red", "vizier", "monk")
+    assert t.refuse("play", player=0, cards=[red]) == "Nobody's turn now"
+    assert t.refuse("withdraw", player=0) == "Nobody's turn now"
+    assert t.refuse("palace", player=0, city="s01-2") == "No palace expected now"
+    assert t.refuse("hand", player=0, cards=[]) == "Hands after round 12"
+    assert t.refuse("visit", province="s01", tile={"number": 2, "goods": ["rice", "tea"]}) == "Round 1: tile 1"
+    assert t.refuse("visit", province="agra", tile={"number": 1, "goods": ["rice"]}) == "Agra is the 12th"
+    assert t.refuse("visit", province="s01", tile={"number": 1, "goods": ["rice", "tea"]}) == "Tile 1 shows 1 good"
+    t.visit("s01", 1, ["rice"])
+    assert t.refuse("play", player=1, cards=[red]) == "Ana's turn"
+    assert t.refuse("play", player=0, cards=[white("vizier")]) == "Coloured card first"
+    assert t.refuse("play", player=0, cards=[special("points")]) == "Coloured card first"
+    assert t.refuse("play", player=0, cards=[red, special("points")]) == "Not your +2 points card"
+    assert t.refuse("play", player=0, cards=[red, card("red", "monk", "general")]) == "One coloured card a turn"
+    assert t.refuse("play", player=0, cards=[red, white("monk"), white("vizier")]) == "Play 1 or 2 cards"
+    assert t.refuse("play", player=0, cards=[red, {**white("monk"), "id": red["id"]}]) == "Same card twice"
+    assert t.refuse("play", player=0, cards=[card("red", "vizier", "dragon")]) == "Unknown symbol 'dragon'"
+    assert t.refuse("play", player=7, cards=[red]) == "No such seat"
+    assert t.refuse("play", player=0) == "Missing 'cards'"
+    assert t.refuse("dance", player=0) == "Unknown action"
+    t.play(0, red)
+    green = card("green", "elephant", "elephant")
+    t.play(1, green)
+    t.play(2, card("yellow", "mogul", "general"))
+    assert t.refuse("play", player=0, cards=[card("green", "vizier", "general")]) == "Play red: you began in red"
+    assert t.refuse("play", player=0, cards=[{**green, "color": "red"}]) == "Card on Ben's table"
+    t.play(0, card("red", "vizier", "general"))  # Ana: vizier 2, monk 1, general 1
+    s = t.out(1)  # elephant 2: the province tile, rice 1
+    assert s.events == ("Ben: province", "Ben: province +1")
+    assert t.refuse("play", player=1, cards=[card("green", "vizier", "monk")]) == "Cy's turn"
+    s = t.out(2)  # mogul 1: the crown; general 1 = Ana's 1: nothing
+    assert s.events == ("Cy: crown",)
+    assert t.refuse("withdraw", player=0) == "Nobody's turn now"
+    assert t.refuse("palace", player=0, city="s01-2") == "Cy is placing"
+    assert t.refuse("palace", player=2, city="s01-2") == "No palace owed"
+    assert t.refuse("crown", player=2, city="s02-1") == "s02-1 not in s01"
+    assert t.refuse("crown", player=2, city="s01-1", bonus={"kind": "points"}) == "Unknown field 'bonus'"
+    assert t.refuse("chain", player=2, provinces=0) == "No chain to enter now"
+    assert t.refuse("visit", province="s02", tile={"number": 2, "goods": ["rice", "tea"]}) == "Round 1 is on"
+    t.crown(2, "s01-1")  # a fortress: the crown leaves its tile there
+    assert t.breakdown(2) == pts(palaces=1)
+    s = t.out(0)  # alone: vizier, general, monk
+    assert s.events[0] == "Ana: vizier, general, monk"
+    assert t.refuse("palace", player=0, city="s01-1") == "Tap the bonus tile"
+    assert t.refuse("palace", player=0, city="s01-2", bonus={"kind": "points"}) == "No bonus tile in s01-2"
+    assert t.refuse("palace", player=0, city="s01-1", bonus={"kind": "taj"}) == "Taj Mahal: Agra's fortress"
+    assert t.refuse("palace", player=0, city="s01-1", bonus={"kind": "goods"}) == "Goods bonus: 1 good"
+    assert t.refuse("crown", player=0, city="s01-2") == "No crown owed"
+    t.palace(0, "s01-1", {"kind": "points"})  # beside Cy's crown, and the tile is still there
+    assert t.refuse("palace", player=0, city="s01-1", bonus={"kind": "points"}) == "Palace in s01-1 already"
+    t.palace(0, "s01-3", {"kind": "card"})
+    t.palace(0, "s01-4")
+    assert t.totals() == [3, 1, 1]
+    assert "visited" in t.refuse("visit", province="s01", tile={"number": 2, "goods": ["rice", "tea"]})
+    t.replayed()
+
+
+def test_scenario_g_the_points_and_colour_change_cards():
+    """Princess pair: +2 points card; monk pair: colour change card (rules/003).
+
+    "+2 points d'influence · Le joueur qui joue cette carte marque immédiatement deux points d'influence";
+    "Changement de couleur · La carte de couleur jouée avec cette carte peut être d'une autre couleur ...
+    Cette carte ne fait effet qu'au tour où elle est jouée"; "un joueur ne peut jouer qu'une seule carte
+    blanche ou spéciale par tour"; specials "reviennent dans la main du joueur lorsqu'il se retire".
+    """
+    t = Table(3)
+    t.visit("s01", 1, ["rice"])
+    t.play(0, card("red", "princess", "monk"))
+    t.out(1)
+    t.out(2)
+    t.out(0)
+    t.palace(0, "s01-2")
+    t.palace(0, "s01-4")
+    t.visit("s02", 2, ["rice", "tea"])
+    t.out(1)
+    t.out(2)
+    t.play(0, card("red", "princess", "monk"))
+    t.out(0)
+    t.palace(0, "s02-2")  # touches s02-1, s02-3, s03-4: no chain (s02-4 is the one next to s01-2)
+    t.palace(0, "s02-3", {"kind": "points"})
+    assert t.breakdown(0) == pts(palaces=2, bonus=2)
+    # Round 3, s03: first Cy. Ana holds both cards now.
+    t.visit("s03", 3, ["spice", "jewels"])
+    t.play(2, card("yellow", "elephant", "vizier"))
+    assert t.prompt.options["specials"] == ("points", "color_change")
+    t.play(0, card("red", "elephant", "general"), special("points"))
+    assert t.breakdown(0) == pts(palaces=2, bonus=2, special=2)  # at once, before withdrawing
+    t.play(1, card("green", "vizier", "mogul"))
+    t.play(2, card("yellow", "elephant", "elephant"))  # Cy: elephant 3, vizier 1
+    too_many = [card("green", "elephant", "elephant"), special("color_change"), special("points")]
+    assert t.refuse("play", player=0, cards=too_many) == "Play 1 or 2 cards"
+    assert t.refuse("play", player=0, cards=too_many[:1]) == "Play red: you began in red"
+    assert t.refuse("play", player=0, cards=[card("red", "monk", "monk"), special("points")]) == "+2 points is out"
+    t.play(0, *too_many[:2])  # Ana: elephant 3, general 1
+    s = t.out(1)  # vizier 1 = Cy's 1; mogul 1: the crown
+    assert s.events == ("Ben: crown",)
+    t.crown(1, "s03-3")
+    s = t.out(2)  # elephant 3 = Ana's 3; vizier 1 > 0 now
+    assert s.events[0] == "Cy: vizier"
+    t.palace(2, "s03-3", {"kind": "goods", "goods": "jewels"})  # beside Ben's crown; the tile was left there
+    assert t.breakdown(2) == pts(palaces=1, bonus=1)
+    assert "began in red" in t.refuse("play", player=0, cards=[card("green", "princess", "elephant")])
+    t.play(0, card("red", "elephant", "princess"))  # alone: elephant 4, general 1, princess 1
+    s = t.out(0)
+    assert s.events[0] == "Ana: general, princess, province"
+    t.palace(0, "s03-4")  # touches s02-2, hers: s02
+    t.palace(0, "s03-1", {"kind": "points"})
+    # round 3: special 2, bonus 2, province spice 1 + jewels 1, palaces 1 + 1
+    assert t.breakdown(0) == pts(palaces=4, bonus=4, province=2, special=2)
+    assert t.totals() == [12, 1, 2]
+    # Round 4: both cards came back to Ana's hand; the +2 scores again.
+    t.visit("s04", 4, ["tea", "rice"])
+    assert t.prompt.player == 0 and t.prompt.options["specials"] == ("points", "color_change")
+    t.play(0, card("purple", "monk", "vizier"), special("points"))
+    assert t.breakdown(0)["special"] == 4 and t.totals()[0] == 14
+    t.replayed()
+
+
+def test_scenario_h_without_a_board_the_players_count_the_chain():
+    """Without a board, cities are labels and the players enter how many other provinces the chain reaches
+    (design/game-log.md, action `chain`); the rule's limits still hold: four cities a province ("Les onze
+    autres provinces comprennent quatre cités"), one Taj Mahal, in Agra, visited last.
+    """
+    t = Table(3, board=False)
+    assert t.prompt.expects == ("visit",) and t.prompt.options == {}  # no province list to offer
+    t.visit("Lahore", 1, ["rice"])
+    t.play(0, card("red", "vizier", "mogul"))
+    t.out(1)
+    t.out(2)
+    t.out(0)  # vizier and the crown
+    assert t.refuse("palace", player=0, city="fort", bonus={"kind": "taj"}) == "Taj Mahal: Agra's fortress"
+    t.palace(0, "fort", {"kind": "points"})
+    t.crown(0, "fort")
+    assert t.prompt.expects == ("chain",) and t.prompt.options["provinces"] == (0,)
+    assert t.refuse("chain", player=0, provinces=1) == "Chain: 0 to 0"
+    t.do("chain", player=0, provinces=0)
+    assert t.breakdown(0) == pts(palaces=1, bonus=2)
+    t.visit("Multan", 2, ["rice", "tea"])
+    t.out(1)
+    t.out(2)
+    t.play(0, card("red", "vizier", "monk"))
+    t.play(0, card("red", "general", "princess"))
+    t.play(0, card("red", "mogul", "elephant"))
+    s = t.out(0)
+    assert s.events[0] == "Ana: vizier, general, monk, princess, crown, province"
+    for city in ("a", "b", "c", "d"):
+        t.palace(0, city)
+    assert t.refuse("crown", player=0, city="e") == "Only 4 cities here"
+    t.crown(0, "a")
+    assert t.prompt.options["provinces"] == (0, 1)
+    t.do("chain", player=0, provinces=1)  # the table saw a line of Ana's palaces from Multan to Lahore
+    assert t.breakdown(0) == pts(palaces=1 + 2, bonus=2, province=2)  # rice 1 + tea 1
+    # The viziers of rounds 1 and 2 bought the +1 mogul card.
+    t.visit("Delhi", 3, ["spice", "jewels"])
+    t.out(2)
+    assert t.prompt.player == 0 and t.prompt.options["specials"] == ("mogul",)
+    t.replayed()
