@@ -1739,3 +1739,64 @@ def test_scenario_h_without_a_board_the_players_count_the_chain():
     t.out(2)
     assert t.prompt.player == 0 and t.prompt.options["specials"] == ("mogul",)
     t.replayed()
+
+
+def test_scenario_i_agra_five_cities_four_palaces_a_crown_the_taj_and_a_chain_into_three_provinces():
+    """Round 12 in Agra, whose five cities take four palaces and the crown; the chain runs out to three
+    provinces; four pairs of tokens end as four special cards in hand.
+
+    "La province d'Agra, celle du Taj Mahal, comprend cinq cités"; "Si un joueur est majoritaire pour
+    plusieurs symboles, il prend tous les jetons influence correspondants, place un palais pour chacun";
+    "1 point supplémentaire par province"; "1 point par carte spéciale".
+    """
+    t = Table(3)
+    t.visit("s02", 1, ["rice"])
+    t.play(0, card("red", "vizier", "monk"))
+    t.out(1)
+    t.out(2)
+    t.out(0)
+    t.palace(0, "s02-3", {"kind": "points"})
+    t.palace(0, "s02-2")
+    t.visit("s06", 2, ["tea", "spice"])
+    t.out(1)
+    t.out(2)
+    t.play(0, card("red", "vizier", "elephant"))
+    t.out(0)
+    t.palace(0, "s06-4")  # touches s06-1, s06-3 and agra-2, empty: no chain
+    assert t.breakdown(0) == pts(palaces=2, bonus=2, province=2)
+    t.visit("s09", 3, ["rice", "jewels"])
+    t.out(2)
+    t.play(0, card("red", "general", "princess"))
+    t.out(1)
+    t.out(0)
+    t.palace(0, "s09-1", {"kind": "goods", "goods": "rice"})  # her first rice (round 1 gave her no tile): 1
+    t.palace(0, "s09-2")  # s09-1 touches agra-3, s09-2 touches s10-4: both empty
+    assert t.breakdown(0) == pts(palaces=3, bonus=3, province=2)
+    empty_rounds(t, ["s01", "s03", "s04", "s05", "s07", "s08", "s10", "s11"], 4)
+    # Round 12, Agra: first Cy. Ana holds the +1 mogul card (viziers of rounds 1 and 2).
+    t.visit("agra", 12, ["rice", "tea"])
+    t.out(2)
+    assert t.prompt.options["specials"] == ("mogul",)
+    t.play(0, card("red", "vizier", "monk"), special("mogul"))
+    t.play(1, card("green", "elephant", "elephant"))
+    t.play(0, card("red", "general", "princess"))
+    s = t.out(1)  # elephant 2 > 0: the tile, rice 1 + tea 1
+    assert s.events == ("Ben: province", "Ben: province +2")
+    s = t.out(0)
+    assert s.events[0] == "Ana: vizier, general, monk, princess, crown"
+    assert t.prompt.options["palace"][0] == "agra-2" and t.prompt.options["bonus"] == ("agra-2",)
+    t.crown(0, "agra-5")  # five cities: the crown may take one and still leave four for the palaces
+    for city in ("agra-1", "agra-3", "agra-4"):
+        t.palace(0, city)
+    assert t.prompt.options == {"palace": ("agra-2",), "bonus": ("agra-2",)}
+    t.palace(0, "agra-2", {"kind": "taj"})
+    # agra-1 - s02-3: s02; agra-2 - s06-4: s06; agra-3 - s09-1: s09; agra-4 - s05-2: empty. 1 + 3.
+    assert t.breakdown(0) == pts(palaces=3 + 4, bonus=3 + 4, province=2)
+    # Exchange after round 12: Ana's vizier is alone again, but monk, general and princess make pairs.
+    assert t.prompt.expects == ("hand",)
+    t.do("hand", player=0, cards=[])  # the +1 mogul, colour change, +1 elephant and +2 points cards: 4
+    t.do("hand", player=1, cards=[white("vizier")])
+    t.do("hand", player=2, cards=[card("red", "monk", "vizier"), card("red", "elephant", "elephant")])
+    assert t.breakdown(0)["hand"] == 4
+    assert t.totals() == [20, 3, 2] and game.winners(t.s) == [0]
+    t.replayed()
