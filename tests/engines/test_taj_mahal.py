@@ -1151,3 +1151,652 @@ def test_would_win_tells_any_seat_still_in_the_round_what_withdrawing_gives():
     assert game.would_win(s, 2) == []
     preview = game.preview(s, {"type": "withdraw", "player": 2})
     assert preview.legal and preview.events == ("Cy: out, no card",)
+
+
+# -- scenarios worked by hand from the rule text ---------------------------------------------------
+#
+# Each scenario drives the public API only (start, apply, prompt, scores, is_over, winners, replay) through
+# a stretch of play on the synthetic board (roads in the module docstring). Every expected figure was
+# worked out by hand from rules/000 (French, quoted) and rules/003 before the engine was run.
+
+
+class Table:
+    """A table that plays through the public API, keeps the accepted log and checks refusals leave nothing behind."""
+
+    def __init__(self, n: int, board: bool = True):
+        self.names, self.options = NAMES[:n], {"board": SYNTHETIC_BOARD} if board else {}
+        self.s = game.start(self.names, self.options)
+        self.log: list[dict] = []
+
+    def do(self, kind: str, **fields):
+        action = {"type": kind, **fields}
+        self.s = game.apply(self.s, action)
+        self.log.append(action)
+        return self.s
+
+    def visit(self, province: str, number: int, goods: list[str]):
+        return self.do("visit", province=province, tile={"number": number, "goods": goods})
+
+    def play(self, p: int, *cards):
+        return self.do("play", player=p, cards=list(cards))
+
+    def out(self, p: int):
+        return self.do("withdraw", player=p)
+
+    def palace(self, p: int, city: str, bonus=None):
+        return self.do("palace", player=p, city=city, bonus=bonus)
+
+    def crown(self, p: int, city: str):
+        return self.do("crown", player=p, city=city)
+
+    def refuse(self, kind: str, **fields) -> str:
+        """The short message refusing the action (the state equal before and after); nothing is logged."""
+        return refused(self.s, {"type": kind, **fields}).short
+
+    @property
+    def prompt(self):
+        return game.prompt(self.s)
+
+    def totals(self) -> list[int]:
+        return [score.total for score in game.scores(self.s)]
+
+    def breakdown(self, p: int) -> dict:
+        return game.scores(self.s)[p].breakdown
+
+    def replayed(self):
+        """The state rebuilt from the log alone equals the one played (the log needs nothing else)."""
+        again = engines.replay("taj_mahal", self.names, self.options, self.log)
+        assert again == self.s
+        return again
+
+
+def pts(palaces=0, bonus=0, province=0, special=0, hand=0) -> dict:
+    return {"palaces": palaces, "bonus": bonus, "province": province, "special": special, "hand": hand}
+
+
+def test_scenario_a_first_round_majorities_ties_crown_and_the_last_player():
+    """Round 1, three players, every majority resolved at withdraw.
+
+    "Si le joueur qui se retire est, de tous les joueurs, celui qui a sur ses cartes le plus grand nombre de
+    symboles de vizirs, de généraux, de moines ou de princesses, il prend ... le jeton influence
+    correspondant" - strictly the most: a tie wins nothing. "Les cartes défaussées ne sont plus prises en
+    compte ... des situations d'égalité peuvent ainsi être tranchées en faveur d'autres joueurs."
+    """
+    t = Table(3)
+    t.visit("s01", 1, ["rice"])
+    assert t.prompt.player == 0 and t.prompt.expects == ("play", "withdraw")  # "Le premier joueur débute"
+    t.play(0, card("red", "elephant", "vizier"), white("mogul"))  # Ana: elephant 1, vizier 1, mogul 1
+    t.play(1, card("green", "elephant", "elephant"))  # Ben: elephant 2
+    t.play(2, card("yellow", "monk", "princess"))  # Cy: monk 1, princess 1
+    t.play(0, card("red", "general", "vizier"))  # Ana: elephant 1, vizier 2, mogul 1, general 1
+    t.play(1, card("green", "vizier", "monk"), white("elephant"))  # Ben: elephant 3, vizier 1, monk 1
+    t.play(2, card("yellow", "monk", "general"))  # Cy: monk 2, princess 1, general 1
+    # Ana: vizier 2 > 1, 0: the token; general 1 = Cy's 1: nothing; mogul 1 > 0: the crown; elephant 1 < 3.
+    s = t.out(0)
+    assert s.events[0] == "Ana: vizier, crown"
+    assert t.prompt.player == 0 and set(t.prompt.expects) == {"palace", "crown"}
+    # "Lorsqu'un joueur place un palais sur une cité fortifiée, il gagne le jeton bonus ... et marque
+    # immédiatement": +2 at once, before her withdrawal is over.
+    t.palace(0, "s01-1", {"kind": "points"})
+    assert t.breakdown(0) == pts(bonus=2)
+    t.crown(0, "s01-2")  # "le palais royal peut être placé sur une cité" - here an empty one
+    # "Un joueur qui place un ou plusieurs palais ... marque 1 point": no other province, no chain.
+    assert t.breakdown(0) == pts(palaces=1, bonus=2)
+    # Ben next clockwise: elephant 3 > Cy's 0 wins the province tile (one rice: 1 point); vizier 1 would beat
+    # Cy's 0 but the vizier token is gone ("nul ne peut bien sûr plus ... gagner le même jeton"); monk 1 < 2.
+    assert t.prompt.player == 1
+    s = t.out(1)
+    assert s.events == ("Ben: province", "Ben: province +1")
+    assert t.breakdown(1) == pts(province=1)
+    # Cy is alone: "il peut jouer autant de tours qu'il le souhaite"
+    assert t.prompt.player == 2
+    t.play(2, card("yellow", "princess", "elephant"))
+    assert t.prompt.player == 2
+    s = t.out(2)  # monk 2, princess 2, general 1 (Ana's general left with her); the province tile is gone
+    assert s.events[0] == "Cy: general, monk, princess"
+    # "Si le palais royal est placé dans une cité encore inoccupée, un palais ordinaire pourra également y
+    # être placé ... par un autre joueur": s01-2 (Ana's crown) is free for Cy, s01-1 is not.
+    assert set(t.prompt.options["palace"]) == {"s01-2", "s01-3", "s01-4"}
+    assert "already" in t.refuse("palace", player=2, city="s01-1")
+    t.palace(2, "s01-2")
+    t.palace(2, "s01-3", {"kind": "goods", "goods": "rice"})  # Cy's first rice: 1 point
+    t.palace(2, "s01-4")
+    assert t.breakdown(2) == pts(palaces=1, bonus=1)
+    assert t.totals() == [3, 1, 2]
+    assert t.prompt.expects == ("visit",) and t.prompt.player is None
+    t.replayed()
+
+
+def test_scenario_b_palace_chains_and_goods_over_four_rounds():
+    """Chains count provinces, not palaces, and break on an empty or a foreign city; goods accumulate.
+
+    "Il marque en outre 1 point supplémentaire par province dans laquelle il a au moins un palais relié par
+    une ligne ininterrompue de routes et de ses propres palais à l'un de ses palais dans la province
+    disputée. Toute cité sans palais ou avec uniquement un palais adverse interrompt la ligne. Une cité avec
+    deux palais peut être utilisée comme connexion par les deux joueurs."
+    Goods: "il marque autant de points d'influence qu'il a de ressources du ou des types figurant sur ce
+    jeton sur tous les jetons bonus et les jetons province en sa possession, y compris celui qu'il vient de
+    prendre", bonus tiles first ("On procède dans l'ordre suivant: 1) Jetons bonus ... 2) Jetons province").
+    """
+    t = Table(3)
+    # Round 1, s01 (first: Ana). Ana alone wins vizier and monk.
+    t.visit("s01", 1, ["rice"])
+    t.play(0, card("red", "vizier", "monk"))
+    t.out(1)
+    t.out(2)
+    t.out(0)
+    t.palace(0, "s01-2")
+    t.palace(0, "s01-3", {"kind": "points"})
+    assert t.totals() == [3, 0, 0]  # bonus 2, palaces 1
+    # Round 2, s05 (first: Ben). Ana wins general and the province tile [tea, spice].
+    t.visit("s05", 2, ["tea", "spice"])
+    assert t.prompt.player == 1
+    t.out(1)
+    t.out(2)
+    t.play(0, card("red", "general", "elephant"))
+    t.out(0)
+    # s05-1 (fortress) touches s01-3 (Ana's): s01 joins. Bonus tea: tea 1 -> 1. Tile: tea 2 + spice 1 = 3.
+    t.palace(0, "s05-1", {"kind": "goods", "goods": "tea"})
+    assert t.breakdown(0) == pts(palaces=1 + 2, bonus=2 + 1, province=3)
+    # Round 3, s02 (first: Cy).
+    t.visit("s02", 3, ["rice", "tea"])
+    assert t.prompt.player == 2
+    t.play(2, card("green", "vizier", "vizier"))
+    t.play(0, card("red", "monk", "princess"))
+    t.play(1, card("yellow", "general", "elephant"))
+    t.out(2)  # vizier 2 > 0, 0
+    t.palace(2, "s02-3", {"kind": "goods", "goods": "rice"})  # s02-3 touches s02-2, s02-4, agra-1: no chain
+    assert t.breakdown(2) == pts(palaces=1, bonus=1)
+    t.out(0)  # monk and princess
+    t.palace(0, "s02-4")  # s02-4 - s01-2 - s01-3 - s05-1: s01 and s05, two palaces in s01 count once
+    t.palace(0, "s02-1", {"kind": "card"})  # a card bonus tile: a card, no point
+    assert t.breakdown(0) == pts(palaces=3 + 3, bonus=3, province=3)
+    t.out(1)  # Ben alone: general, and the province tile (elephant 1)
+    assert t.prompt.options == {"palace": ("s02-2",), "bonus": ()}  # the one city left
+    t.palace(1, "s02-2")  # touches s02-1 (Ana), s02-3 (Cy), s03-4 (empty): no chain
+    assert t.breakdown(1) == pts(palaces=1, province=2)  # rice 1 + tea 1
+    # Ana's monks (rounds 1 and 3) are a pair: "À la fin d'une manche ... tout joueur qui a deux jetons
+    # identiques doit les échanger contre la carte spéciale correspondante" - the monk's is the colour change.
+    # Round 4, s03 (first: Ana).
+    t.visit("s03", 4, ["spice", "jewels"])
+    assert t.prompt.player == 0 and t.prompt.options["specials"] == ("color_change",)
+    t.play(0, card("red", "vizier", "elephant"))
+    t.play(1, card("yellow", "mogul", "princess"))
+    t.out(2)  # Cy withdraws with no card: nothing
+    t.out(0)  # vizier, province
+    # s03-4 touches s03-1, s03-3 and s02-2, which holds only Ben's palace: the line is cut. Chain 0.
+    t.palace(0, "s03-4")
+    # spice: the tile of round 2 and this one, 2; jewels 1: 3 points.
+    assert t.breakdown(0) == pts(palaces=6 + 1, bonus=3, province=3 + 3)
+    t.out(1)  # Ben alone: crown and princess
+    t.crown(1, "s03-4")  # beside Ana's palace: "à côté de ce dernier"
+    t.palace(1, "s03-3", {"kind": "points"})
+    # Ben's crowned palace on s03-4 joins his s02-2: s02 counts. Ana's palace there does not cut Ben's line.
+    assert t.breakdown(1) == pts(palaces=1 + 2, bonus=2, province=2)
+    assert t.totals() == [16, 7, 2]
+    # The viziers of rounds 1 and 4 buy the +1 mogul card; the monks bought the colour change card.
+    t.visit("s04", 5, ["rice", "jewels"])
+    t.out(1)
+    t.out(2)
+    assert t.prompt.player == 0 and t.prompt.options["specials"] == ("mogul", "color_change")
+    t.replayed()
+
+
+def test_scenario_c_special_cards_change_hands_and_count_as_symbols():
+    """The General pair buys the +1 elephant card (rules/003); it breaks a tie, goes back to its holder's
+    hand at withdraw, and is taken by the next player with two General tokens.
+
+    "Le joueur prend la carte sur la table, si elle y est encore, ou la prend au joueur qui la possède";
+    "lorsqu'elles sont jouées, elles ne sont pas défaussées mais reviennent dans la main du joueur lorsqu'il
+    se retire"; "+1 Éléphant · Effet identique à la carte blanche éléphant."
+    """
+    t = Table(3)
+    t.visit("s01", 1, ["rice"])
+    t.play(0, card("red", "general", "elephant"))
+    t.out(1)
+    t.out(2)
+    t.out(0)  # general, province
+    t.palace(0, "s01-2")
+    assert t.breakdown(0) == pts(palaces=1, province=1)
+    t.visit("s02", 2, ["rice", "tea"])
+    t.out(1)
+    t.out(2)
+    assert "Not your +1 elephant" in t.refuse(
+        "play", player=0, cards=[card("red", "general", "monk"), special("elephant")]
+    )  # not yet hers: the exchange comes at the end of a round
+    t.play(0, card("red", "general", "monk"))
+    t.out(0)
+    t.palace(0, "s02-4")  # touches s01-2: s01 joins
+    t.palace(0, "s02-2")
+    assert t.totals() == [4, 0, 0]
+    # Round 3, s03 (first: Cy). Ana holds the +1 elephant card now.
+    t.visit("s03", 3, ["spice", "jewels"])
+    t.play(2, card("green", "elephant", "elephant"))
+    assert t.prompt.player == 0 and t.prompt.options["specials"] == ("elephant",)
+    t.play(0, card("red", "elephant", "princess"), special("elephant"))  # elephants 2
+    t.play(1, card("yellow", "elephant", "vizier"))
+    t.play(2, card("green", "elephant", "general"))  # Cy: elephant 3, general 1
+    assert t.prompt.options["specials"] == ()  # on the table already
+    assert "is out" in t.refuse("play", player=0, cards=[card("red", "elephant", "vizier"), special("elephant")])
+    t.play(0, card("red", "elephant", "vizier"))  # Ana: elephant 3 (the card counts), princess 1, vizier 1
+    s = t.out(1)  # Ben: vizier 1 = Ana's 1, elephant 1 < 3: nothing
+    assert s.events == ("Ben: nothing",)
+    s = t.out(2)  # Cy: elephant 3 = Ana's 3 (with her special): no province; general 1 > 0
+    assert s.events[0] == "Cy: general"
+    t.palace(2, "s03-2")
+    s = t.out(0)  # Ana alone: elephant 3 wins the province, princess, vizier
+    assert s.events[0] == "Ana: vizier, princess, province"
+    t.palace(0, "s03-4")  # s03-4 - s02-2 (hers); s02-2 touches s02-1, s02-3 (empty), not s02-4: s02 only
+    t.palace(0, "s03-1", {"kind": "points"})
+    # round 3: bonus 2, province spice 1 + jewels 1 = 2, palaces 1 + 1 = 2
+    assert t.breakdown(0) == pts(palaces=1 + 2 + 2, bonus=2, province=1 + 2)
+    assert t.breakdown(2) == pts(palaces=1)
+    # Round 4, s04 (first: Ana): the card came back to her hand.
+    t.visit("s04", 4, ["jewels", "rice"])
+    assert t.prompt.options["specials"] == ("elephant",)
+    t.play(0, card("red", "elephant", "monk"), special("elephant"))
+    t.out(1)
+    t.play(2, card("green", "general", "mogul"))
+    t.out(0)  # elephant 2, monk 1
+    # jewels: round 3's tile and this one, 2; rice: round 1's tile and this one, 2 (round 2 gave no tile): 4.
+    t.palace(0, "s04-4")  # s04-4 touches s04-1, s04-3 and s03-2, Cy's: no chain
+    assert t.breakdown(0) == pts(palaces=5 + 1, bonus=2, province=3 + 4)
+    t.out(2)  # Cy alone: general (his second) and the crown
+    # "Le joueur qui place un palais royal sur une cité fortifiée ne gagne pas ... le jeton bonus."
+    t.crown(2, "s04-1")
+    # his own crown's city is not free for his palace; the fortress with its tile comes first
+    assert t.prompt.options == {"palace": ("s04-3", "s04-2"), "bonus": ("s04-3",)}
+    t.palace(2, "s04-3", {"kind": "card"})
+    assert t.breakdown(2) == pts(palaces=2)
+    assert t.totals() == [15, 0, 2]
+    # The two Generals of Cy take the card from Ana; Ana's monks (rounds 2 and 4) bought the colour change.
+    t.visit("s05", 5, ["tea", "spice"])
+    t.play(1, card("yellow", "vizier", "monk"))
+    assert t.prompt.player == 2 and t.prompt.options["specials"] == ("elephant",)
+    t.play(2, card("green", "monk", "elephant"))
+    assert t.prompt.player == 0 and t.prompt.options["specials"] == ("color_change",)
+    assert "Not your" in t.refuse("play", player=0, cards=[card("red", "monk", "vizier"), special("elephant")])
+    t.replayed()
+
+
+def empty_rounds(t: Table, provinces: list[str], first: int):
+    """Rounds where everybody withdraws without a card, in prompt order; the first players, as the engine saw them.
+
+    "Un joueur peut choisir de se retirer dès le premier tour de la manche, sans même avoir joué une carte.
+    Bien sûr, il ne place alors aucun palais et ne marque aucun point d'influence."
+    """
+    firsts = []
+    for number, province in enumerate(provinces, start=first):
+        t.visit(province, number, ["rice"] if number == 1 else ["rice", "tea"])
+        firsts.append(t.prompt.player)
+        while t.prompt.expects == ("play", "withdraw"):
+            t.out(t.prompt.player)
+    return firsts
+
+
+def test_scenario_d_the_end_agra_taj_mahal_last_exchange_hands_and_a_shared_win():
+    """Four players to the end.
+
+    "Le joueur à gauche de l'ancien premier joueur devient le nouveau premier joueur"; "la dernière manche se
+    déroulant dans la province n°12, celle d'Agra"; "Taj Mahal: 4 points d'influence"; "Le jeu se termine
+    après la 12ème manche ... 1 point par carte spéciale · 1 point par carte blanche · 1 point par carte de
+    la couleur dont il a le plus grand nombre (si deux couleurs sont en même nombre ..., il ne marque les
+    points que pour l'une d'entre elles)"; "Le joueur ayant le plus grand nombre de points d'influence est
+    vainqueur" (a tie shares the win: design/game-log.md).
+    """
+    t = Table(4)
+    firsts = empty_rounds(t, [f"s{k:02d}" for k in range(1, 11)], 1)
+    assert firsts == [0, 1, 2, 3, 0, 1, 2, 3, 0, 1] and t.totals() == [0, 0, 0, 0]
+    # Round 11, s11: first Cy.
+    t.visit("s11", 11, ["rice", "spice"])
+    assert t.prompt.player == 2
+    t.play(2, card("purple", "princess", "elephant"))
+    t.out(3)
+    t.play(0, card("red", "princess", "princess"))
+    t.out(1)
+    s = t.out(2)  # princess 1 < 2; elephant 1 > 0: the province tile, rice 1 + spice 1
+    assert s.events == ("Cy: province", "Cy: province +2")
+    t.play(0, card("red", "mogul", "general"))  # alone
+    s = t.out(0)
+    assert s.events[0] == "Ana: general, princess, crown"
+    t.palace(0, "s11-1", {"kind": "goods", "goods": "spice"})  # her first spice: 1
+    t.palace(0, "s11-2")
+    t.crown(0, "s11-2")  # beside her own palace
+    assert t.breakdown(0) == pts(palaces=1, bonus=1)
+    # Round 12: Agra only, first Dee.
+    assert t.prompt.options["province"] == ("agra",)
+    assert "visited" in t.refuse("visit", province="s05", tile={"number": 12, "goods": ["tea", "jewels"]})
+    t.visit("agra", 12, ["tea", "jewels"])
+    assert t.prompt.player == 3
+    t.play(3, card("purple", "vizier", "elephant"))
+    t.play(0, card("red", "princess", "elephant"), white("princess"))
+    t.play(1, card("yellow", "vizier", "vizier"))
+    t.out(2)
+    s = t.out(3)  # vizier 1 < Ben's 2; elephant 1 = Ana's 1
+    assert s.events == ("Dee: nothing",)
+    s = t.out(0)  # princess 2; elephant 1 > Ben's 0 (Dee's cards are gone)
+    assert s.events[0] == "Ana: princess, province"
+    t.palace(0, "agra-1")  # agra-1 touches agra-2, agra-5, s02-3: no chain
+    assert t.breakdown(0) == pts(palaces=2, bonus=1, province=2)  # tea 1 + jewels 1
+    s = t.out(1)  # Ben alone: vizier
+    assert t.prompt.options["bonus"] == ("agra-2",)
+    assert "Taj" in t.refuse("palace", player=1, city="agra-2", bonus={"kind": "points"})
+    t.palace(1, "agra-2", {"kind": "taj"})
+    assert t.breakdown(1) == pts(palaces=1, bonus=4)
+    # Ana's princesses of rounds 11 and 12 buy the +2 points card at the end of the last round too.
+    assert t.prompt.expects == ("hand",) and t.prompt.player is None and t.prompt.options["player"] == (0, 1, 2, 3)
+    assert game.phase(t.s) == "Final hands" and not game.is_over(t.s)
+    t.refuse("visit", province="s01", tile={"number": 12, "goods": ["tea", "jewels"]})
+    t.refuse("play", player=0, cards=[card("red", "vizier", "monk")])
+    t.do("hand", player=3, cards=[card("green", "monk", "vizier"), white("elephant"), white("mogul")])  # 1 + 2
+    t.do("hand", player=2, cards=[])
+    hand = [card("red", "monk", "vizier"), card("red", "elephant", "general"), card("green", "monk", "general"), white("monk")]
+    t.do("hand", player=0, cards=hand)  # special 1 + white 1 + red 2
+    assert t.breakdown(0)["hand"] == 4 and not game.is_over(t.s)
+    ben = [card("yellow", "elephant", "monk") for _ in range(3)] + [card("purple", "elephant", "monk") for _ in range(3)]
+    t.do("hand", player=1, cards=ben + [white("general")])  # white 1 + three of one colour (the tie counts once)
+    assert [game.scores(t.s)[p].breakdown for p in range(4)] == [
+        pts(palaces=2, bonus=1, province=2, hand=4),
+        pts(palaces=1, bonus=4, hand=4),
+        pts(province=2),
+        pts(hand=3),
+    ]
+    assert t.totals() == [9, 9, 2, 3]
+    assert game.is_over(t.s) and game.prompt(t.s) is None and game.winners(t.s) == [0, 1]
+    assert t.refuse("hand", player=2, cards=[]) == "The game is over"
+    t.replayed()
+
+
+def test_scenario_e_five_players_ties_settled_by_withdrawing_and_the_turn_order():
+    """Five players: who withdraws first gives up a tie, which the others then settle; play goes clockwise
+    among the players still in the round.
+
+    "Lorsqu'un joueur se retire, il ne prend plus part à la manche"; "La manche se poursuit en sens
+    horaire, chacun des joueurs restants pouvant à son tour jouer une ou deux cartes ou se retirer."
+    """
+    t = Table(5)
+    t.visit("s01", 1, ["jewels"])
+    t.play(0, card("red", "elephant", "vizier"))
+    t.play(1, card("green", "elephant", "vizier"))
+    t.play(2, card("yellow", "elephant", "monk"))
+    t.play(3, card("purple", "monk", "general"))
+    s = t.out(4)
+    assert s.events == ("Eve: out, no card",) and t.prompt.player == 0
+    s = t.out(0)  # elephant 1 = Ben's = Cy's; vizier 1 = Ben's
+    assert s.events == ("Ana: nothing",) and t.prompt.player == 1
+    s = t.out(1)  # vizier 1 > 0 now; elephant 1 = Cy's
+    assert s.events[0] == "Ben: vizier"
+    t.palace(1, "s01-1", {"kind": "points"})
+    s = t.out(2)  # elephant 1 > Dee's 0: the province; monk 1 = Dee's 1
+    assert s.events == ("Cy: province", "Cy: province +1")
+    s = t.out(3)  # Dee alone: monk and general
+    assert s.events[0] == "Dee: general, monk"
+    t.palace(3, "s01-2")
+    t.palace(3, "s01-3", {"kind": "card"})
+    assert t.totals() == [0, 3, 1, 1, 0]
+    # Round 2, s02: Ben first; order Ben, Cy, Dee, Eve, Ana, then skipping those out.
+    t.visit("s02", 2, ["rice", "tea"])
+    seen = [t.prompt.player]
+    t.play(1, card("red", "mogul", "monk"))
+    seen.append(t.prompt.player)
+    t.out(2)
+    seen.append(t.prompt.player)
+    t.play(3, card("green", "mogul", "general"))
+    seen.append(t.prompt.player)
+    t.out(4)
+    seen.append(t.prompt.player)
+    t.play(0, card("yellow", "mogul", "princess"))
+    seen.append(t.prompt.player)
+    t.play(1, card("red", "mogul", "elephant"))  # Ben: mogul 2
+    seen.append(t.prompt.player)
+    assert seen == [1, 2, 3, 4, 0, 1, 3]
+    s = t.out(3)  # mogul 1 < 2; general 1 > 0
+    assert s.events[0] == "Dee: general"
+    t.palace(3, "s02-4")  # touches s01-2, Dee's: s01 joins
+    assert t.breakdown(3) == pts(palaces=1 + 2)
+    assert t.prompt.player == 0
+    s = t.out(0)  # princess 1; mogul 1 < 2
+    assert s.events[0] == "Ana: princess"
+    t.palace(0, "s02-1", {"kind": "points"})
+    assert t.prompt.player == 1
+    s = t.out(1)  # crown, monk, province
+    assert s.events[0] == "Ben: monk, crown, province"
+    t.crown(1, "s02-1")  # beside Ana's palace: the fortress's tile is gone already
+    t.palace(1, "s02-3", {"kind": "goods", "goods": "tea"})  # tea 1
+    # tiles: rice 1, tea 2: 3. Palaces: s02-1 (crown) touches s02-2, s02-4 (Dee); s02-3 touches agra-1: 1.
+    assert t.breakdown(1) == pts(palaces=2, bonus=3, province=3)
+    assert t.totals() == [3, 8, 1, 3, 0]
+    firsts = empty_rounds(t, ["s03", "s04", "s05", "s06"], 3)
+    assert firsts == [2, 3, 4, 0]
+    t.replayed()
+
+
+def test_scenario_f_illegal_actions_are_refused_clearly_and_change_nothing():
+    """A round where the table tries what the rules forbid at every step; each refusal names the rule and
+    leaves the state equal to what it was (Table.refuse), and the accepted log alone replays the game.
+
+    "doit toujours jouer d'abord une, et une seule, carte de couleur"; "toutes les cartes de couleur qu'il
+    jouera devront avoir la même couleur que la toute première carte"; "Cartes blanches et cartes spéciales
+    ne peuvent être jouées qu'à la suite d'une carte de couleur"; palaces "sur une cité non occupée";
+    "Placez le jeton province numéro 12 dans la province d'Agra"; "Il n'y a qu'une seule ressource dans la
+    première province".
+    """
+    t = Table(3)
+    red = card("red", "vizier", "monk")
+    assert t.refuse("play", player=0, cards=[red]) == "Nobody's turn now"
+    assert t.refuse("withdraw", player=0) == "Nobody's turn now"
+    assert t.refuse("palace", player=0, city="s01-2") == "No palace expected now"
+    assert t.refuse("hand", player=0, cards=[]) == "Hands after round 12"
+    assert t.refuse("visit", province="s01", tile={"number": 2, "goods": ["rice", "tea"]}) == "Round 1: tile 1"
+    assert t.refuse("visit", province="agra", tile={"number": 1, "goods": ["rice"]}) == "Agra is the 12th"
+    assert t.refuse("visit", province="s01", tile={"number": 1, "goods": ["rice", "tea"]}) == "Tile 1 shows 1 good"
+    t.visit("s01", 1, ["rice"])
+    assert t.refuse("play", player=1, cards=[red]) == "Ana's turn"
+    assert t.refuse("play", player=0, cards=[white("vizier")]) == "Coloured card first"
+    assert t.refuse("play", player=0, cards=[special("points")]) == "Coloured card first"
+    assert t.refuse("play", player=0, cards=[red, special("points")]) == "Not your +2 points card"
+    assert t.refuse("play", player=0, cards=[red, card("red", "monk", "general")]) == "One coloured card a turn"
+    assert t.refuse("play", player=0, cards=[red, white("monk"), white("vizier")]) == "Play 1 or 2 cards"
+    assert t.refuse("play", player=0, cards=[red, {**white("monk"), "id": red["id"]}]) == "Same card twice"
+    assert t.refuse("play", player=0, cards=[card("red", "vizier", "dragon")]) == "Unknown symbol 'dragon'"
+    assert t.refuse("play", player=7, cards=[red]) == "No such seat"
+    assert t.refuse("play", player=0) == "Missing 'cards'"
+    assert t.refuse("dance", player=0) == "Unknown action"
+    t.play(0, red)
+    green = card("green", "elephant", "elephant")
+    t.play(1, green)
+    t.play(2, card("yellow", "mogul", "general"))
+    assert t.refuse("play", player=0, cards=[card("green", "vizier", "general")]) == "Play red: you began in red"
+    assert t.refuse("play", player=0, cards=[{**green, "color": "red"}]) == "Card on Ben's table"
+    t.play(0, card("red", "vizier", "general"))  # Ana: vizier 2, monk 1, general 1
+    s = t.out(1)  # elephant 2: the province tile, rice 1
+    assert s.events == ("Ben: province", "Ben: province +1")
+    assert t.refuse("play", player=1, cards=[card("green", "vizier", "monk")]) == "Cy's turn"
+    s = t.out(2)  # mogul 1: the crown; general 1 = Ana's 1: nothing
+    assert s.events == ("Cy: crown",)
+    assert t.refuse("withdraw", player=0) == "Nobody's turn now"
+    assert t.refuse("palace", player=0, city="s01-2") == "Cy is placing"
+    assert t.refuse("palace", player=2, city="s01-2") == "No palace owed"
+    assert t.refuse("crown", player=2, city="s02-1") == "s02-1 not in s01"
+    assert t.refuse("crown", player=2, city="s01-1", bonus={"kind": "points"}) == "Unknown field 'bonus'"
+    assert t.refuse("chain", player=2, provinces=0) == "No chain to enter now"
+    assert t.refuse("visit", province="s02", tile={"number": 2, "goods": ["rice", "tea"]}) == "Round 1 is on"
+    t.crown(2, "s01-1")  # a fortress: the crown leaves its tile there
+    assert t.breakdown(2) == pts(palaces=1)
+    s = t.out(0)  # alone: vizier, general, monk
+    assert s.events[0] == "Ana: vizier, general, monk"
+    assert t.refuse("palace", player=0, city="s01-1") == "Tap the bonus tile"
+    assert t.refuse("palace", player=0, city="s01-2", bonus={"kind": "points"}) == "No bonus tile in s01-2"
+    assert t.refuse("palace", player=0, city="s01-1", bonus={"kind": "taj"}) == "Taj Mahal: Agra's fortress"
+    assert t.refuse("palace", player=0, city="s01-1", bonus={"kind": "goods"}) == "Goods bonus: 1 good"
+    assert t.refuse("crown", player=0, city="s01-2") == "No crown owed"
+    t.palace(0, "s01-1", {"kind": "points"})  # beside Cy's crown, and the tile is still there
+    assert t.refuse("palace", player=0, city="s01-1", bonus={"kind": "points"}) == "Palace in s01-1 already"
+    t.palace(0, "s01-3", {"kind": "card"})
+    t.palace(0, "s01-4")
+    assert t.totals() == [3, 1, 1]
+    assert "visited" in t.refuse("visit", province="s01", tile={"number": 2, "goods": ["rice", "tea"]})
+    t.replayed()
+
+
+def test_scenario_g_the_points_and_colour_change_cards():
+    """Princess pair: +2 points card; monk pair: colour change card (rules/003).
+
+    "+2 points d'influence · Le joueur qui joue cette carte marque immédiatement deux points d'influence";
+    "Changement de couleur · La carte de couleur jouée avec cette carte peut être d'une autre couleur ...
+    Cette carte ne fait effet qu'au tour où elle est jouée"; "un joueur ne peut jouer qu'une seule carte
+    blanche ou spéciale par tour"; specials "reviennent dans la main du joueur lorsqu'il se retire".
+    """
+    t = Table(3)
+    t.visit("s01", 1, ["rice"])
+    t.play(0, card("red", "princess", "monk"))
+    t.out(1)
+    t.out(2)
+    t.out(0)
+    t.palace(0, "s01-2")
+    t.palace(0, "s01-4")
+    t.visit("s02", 2, ["rice", "tea"])
+    t.out(1)
+    t.out(2)
+    t.play(0, card("red", "princess", "monk"))
+    t.out(0)
+    t.palace(0, "s02-2")  # touches s02-1, s02-3, s03-4: no chain (s02-4 is the one next to s01-2)
+    t.palace(0, "s02-3", {"kind": "points"})
+    assert t.breakdown(0) == pts(palaces=2, bonus=2)
+    # Round 3, s03: first Cy. Ana holds both cards now.
+    t.visit("s03", 3, ["spice", "jewels"])
+    t.play(2, card("yellow", "elephant", "vizier"))
+    assert t.prompt.options["specials"] == ("points", "color_change")
+    t.play(0, card("red", "elephant", "general"), special("points"))
+    assert t.breakdown(0) == pts(palaces=2, bonus=2, special=2)  # at once, before withdrawing
+    t.play(1, card("green", "vizier", "mogul"))
+    t.play(2, card("yellow", "elephant", "elephant"))  # Cy: elephant 3, vizier 1
+    too_many = [card("green", "elephant", "elephant"), special("color_change"), special("points")]
+    assert t.refuse("play", player=0, cards=too_many) == "Play 1 or 2 cards"
+    assert t.refuse("play", player=0, cards=too_many[:1]) == "Play red: you began in red"
+    assert t.refuse("play", player=0, cards=[card("red", "monk", "monk"), special("points")]) == "+2 points is out"
+    t.play(0, *too_many[:2])  # Ana: elephant 3, general 1
+    s = t.out(1)  # vizier 1 = Cy's 1; mogul 1: the crown
+    assert s.events == ("Ben: crown",)
+    t.crown(1, "s03-3")
+    s = t.out(2)  # elephant 3 = Ana's 3; vizier 1 > 0 now
+    assert s.events[0] == "Cy: vizier"
+    t.palace(2, "s03-3", {"kind": "goods", "goods": "jewels"})  # beside Ben's crown; the tile was left there
+    assert t.breakdown(2) == pts(palaces=1, bonus=1)
+    assert "began in red" in t.refuse("play", player=0, cards=[card("green", "princess", "elephant")])
+    t.play(0, card("red", "elephant", "princess"))  # alone: elephant 4, general 1, princess 1
+    s = t.out(0)
+    assert s.events[0] == "Ana: general, princess, province"
+    t.palace(0, "s03-4")  # touches s02-2, hers: s02
+    t.palace(0, "s03-1", {"kind": "points"})
+    # round 3: special 2, bonus 2, province spice 1 + jewels 1, palaces 1 + 1
+    assert t.breakdown(0) == pts(palaces=4, bonus=4, province=2, special=2)
+    assert t.totals() == [12, 1, 2]
+    # Round 4: both cards came back to Ana's hand; the +2 scores again.
+    t.visit("s04", 4, ["tea", "rice"])
+    assert t.prompt.player == 0 and t.prompt.options["specials"] == ("points", "color_change")
+    t.play(0, card("purple", "monk", "vizier"), special("points"))
+    assert t.breakdown(0)["special"] == 4 and t.totals()[0] == 14
+    t.replayed()
+
+
+def test_scenario_h_without_a_board_the_players_count_the_chain():
+    """Without a board, cities are labels and the players enter how many other provinces the chain reaches
+    (design/game-log.md, action `chain`); the rule's limits still hold: four cities a province ("Les onze
+    autres provinces comprennent quatre cités"), one Taj Mahal, in Agra, visited last.
+    """
+    t = Table(3, board=False)
+    assert t.prompt.expects == ("visit",) and t.prompt.options == {}  # no province list to offer
+    t.visit("Lahore", 1, ["rice"])
+    t.play(0, card("red", "vizier", "mogul"))
+    t.out(1)
+    t.out(2)
+    t.out(0)  # vizier and the crown
+    assert t.refuse("palace", player=0, city="fort", bonus={"kind": "taj"}) == "Taj Mahal: Agra's fortress"
+    t.palace(0, "fort", {"kind": "points"})
+    t.crown(0, "fort")
+    assert t.prompt.expects == ("chain",) and t.prompt.options["provinces"] == (0,)
+    assert t.refuse("chain", player=0, provinces=1) == "Chain: 0 to 0"
+    t.do("chain", player=0, provinces=0)
+    assert t.breakdown(0) == pts(palaces=1, bonus=2)
+    t.visit("Multan", 2, ["rice", "tea"])
+    t.out(1)
+    t.out(2)
+    t.play(0, card("red", "vizier", "monk"))
+    t.play(0, card("red", "general", "princess"))
+    t.play(0, card("red", "mogul", "elephant"))
+    s = t.out(0)
+    assert s.events[0] == "Ana: vizier, general, monk, princess, crown, province"
+    for city in ("a", "b", "c", "d"):
+        t.palace(0, city)
+    assert t.refuse("crown", player=0, city="e") == "Only 4 cities here"
+    t.crown(0, "a")
+    assert t.prompt.options["provinces"] == (0, 1)
+    t.do("chain", player=0, provinces=1)  # the table saw a line of Ana's palaces from Multan to Lahore
+    assert t.breakdown(0) == pts(palaces=1 + 2, bonus=2, province=2)  # rice 1 + tea 1
+    # The viziers of rounds 1 and 2 bought the +1 mogul card.
+    t.visit("Delhi", 3, ["spice", "jewels"])
+    t.out(2)
+    assert t.prompt.player == 0 and t.prompt.options["specials"] == ("mogul",)
+    t.replayed()
+
+
+def test_scenario_i_agra_five_cities_four_palaces_a_crown_the_taj_and_a_chain_into_three_provinces():
+    """Round 12 in Agra, whose five cities take four palaces and the crown; the chain runs out to three
+    provinces; four pairs of tokens end as four special cards in hand.
+
+    "La province d'Agra, celle du Taj Mahal, comprend cinq cités"; "Si un joueur est majoritaire pour
+    plusieurs symboles, il prend tous les jetons influence correspondants, place un palais pour chacun";
+    "1 point supplémentaire par province"; "1 point par carte spéciale".
+    """
+    t = Table(3)
+    t.visit("s02", 1, ["rice"])
+    t.play(0, card("red", "vizier", "monk"))
+    t.out(1)
+    t.out(2)
+    t.out(0)
+    t.palace(0, "s02-3", {"kind": "points"})
+    t.palace(0, "s02-2")
+    t.visit("s06", 2, ["tea", "spice"])
+    t.out(1)
+    t.out(2)
+    t.play(0, card("red", "vizier", "elephant"))
+    t.out(0)
+    t.palace(0, "s06-4")  # touches s06-1, s06-3 and agra-2, empty: no chain
+    assert t.breakdown(0) == pts(palaces=2, bonus=2, province=2)
+    t.visit("s09", 3, ["rice", "jewels"])
+    t.out(2)
+    t.play(0, card("red", "general", "princess"))
+    t.out(1)
+    t.out(0)
+    t.palace(0, "s09-1", {"kind": "goods", "goods": "rice"})  # her first rice (round 1 gave her no tile): 1
+    t.palace(0, "s09-2")  # s09-1 touches agra-3, s09-2 touches s10-4: both empty
+    assert t.breakdown(0) == pts(palaces=3, bonus=3, province=2)
+    empty_rounds(t, ["s01", "s03", "s04", "s05", "s07", "s08", "s10", "s11"], 4)
+    # Round 12, Agra: first Cy. Ana holds the +1 mogul card (viziers of rounds 1 and 2).
+    t.visit("agra", 12, ["rice", "tea"])
+    t.out(2)
+    assert t.prompt.options["specials"] == ("mogul",)
+    t.play(0, card("red", "vizier", "monk"), special("mogul"))
+    t.play(1, card("green", "elephant", "elephant"))
+    t.play(0, card("red", "general", "princess"))
+    s = t.out(1)  # elephant 2 > 0: the tile, rice 1 + tea 1
+    assert s.events == ("Ben: province", "Ben: province +2")
+    s = t.out(0)
+    assert s.events[0] == "Ana: vizier, general, monk, princess, crown"
+    assert t.prompt.options["palace"][0] == "agra-2" and t.prompt.options["bonus"] == ("agra-2",)
+    t.crown(0, "agra-5")  # five cities: the crown may take one and still leave four for the palaces
+    for city in ("agra-1", "agra-3", "agra-4"):
+        t.palace(0, city)
+    assert t.prompt.options == {"palace": ("agra-2",), "bonus": ("agra-2",)}
+    t.palace(0, "agra-2", {"kind": "taj"})
+    # agra-1 - s02-3: s02; agra-2 - s06-4: s06; agra-3 - s09-1: s09; agra-4 - s05-2: empty. 1 + 3.
+    assert t.breakdown(0) == pts(palaces=3 + 4, bonus=3 + 4, province=2)
+    # Exchange after round 12: Ana's vizier is alone again, but monk, general and princess make pairs.
+    assert t.prompt.expects == ("hand",)
+    t.do("hand", player=0, cards=[])  # the +1 mogul, colour change, +1 elephant and +2 points cards: 4
+    t.do("hand", player=1, cards=[white("vizier")])
+    t.do("hand", player=2, cards=[card("red", "monk", "vizier"), card("red", "elephant", "elephant")])
+    assert t.breakdown(0)["hand"] == 4
+    assert t.totals() == [20, 3, 2] and game.winners(t.s) == [0]
+    t.replayed()
