@@ -1177,3 +1177,18 @@ def test_scenario_artisans_come_back_from_an_evaluated_quarter_and_serve_again()
     s = _play(s, _end(0))
     assert s.events == ("Q3 done: Ana 6",) and _totals(s) == [24 + 2 + 3 + 6, 0, 0, 0]
 
+
+@pytest.mark.parametrize(
+    "change, short, named",
+    [
+        ({"tile": {"color": "red"}}, "Tile: no 'id'", "tile {'color': 'red'} needs the field 'id'"),
+        ({"tile": {"id": "r-1", "color": 3}}, "Tile: bad 'color'", "field 'color' of tile {'id': 'r-1', 'color': 3}"),
+        ({"arrow_to_player": True, "artisan": {"move": False}}, "Artisan: no 'set'", "artisan {'move': False} needs the field 'set'"),
+        ({"arrow_to_player": True, "artisan": {"set": 0, "move": "no"}}, "Artisan: bad 'move'", "field 'move' of artisan"),
+    ],
+)
+def test_scenario_a_malformed_tile_or_artisan_is_refused_naming_it(change, short, named):
+    """A bad descriptor inside a placement is named as what it is (the tile, the artisan), not as "action None"."""
+    s = game.start(NAMES[:2])
+    refusal = refused(s, {**_put(0, "b2", "red", 1), **change})
+    assert refusal.short == short and named in str(refusal)
