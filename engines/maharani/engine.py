@@ -247,8 +247,8 @@ class Maharani(Game):
     @staticmethod
     def _tile(a: dict) -> tuple[str, str]:
         tile = check.field(a, "tile", dict)
-        tile_id = check.field(tile, "id", str)
-        colour = check.field(tile, "color", str)
+        tile_id = check.field(tile, "id", str, what="tile")
+        colour = check.field(tile, "color", str, what="tile")
         if not tile_id.strip() or not colour.strip():
             raise IllegalAction("Tile: id or colour empty", f"a tile needs a non-empty id and colour: {tile!r}")
         return tile_id, sys.intern(colour)
@@ -314,7 +314,7 @@ class Maharani(Game):
         extra = sorted(set(given) - {"set", "move"})
         if extra:
             raise IllegalAction("Artisan: bad field", f"an artisan is {{'set': n, 'move': bool}}; unknown field(s) {extra}")
-        wanted = {"set": check.field(given, "set", int), "move": check.field(given, "move", bool)}
+        wanted = {"set": check.field(given, "set", int, what="artisan"), "move": check.field(given, "move", bool, what="artisan")}
         if wanted in choices:
             return wanted
         k, sets = wanted["set"], len(s.reserve[p])
