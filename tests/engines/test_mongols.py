@@ -1027,3 +1027,32 @@ def test_scenario_j_wrong_moves_anywhere_in_a_turn_are_refused_and_change_nothin
     refuse(s, {**take(0, "green-1", "blue"), "card": {"id": "green-1"}}, None)
     s = play(s, take(0, "green-1", "blue"), end_turn(0))
     assert MONGOLS.prompt(s).player == 1 and column(s, "plans") == [1, 0, 0]
+
+
+def test_scenario_k_a_steal_breaks_a_set_and_a_set_needs_one_card_of_each_colour():
+    """« Une série de 5 cartes Plan de couleurs différentes rapportent 3 points bonus » and « Il est possible
+    de cumuler plusieurs séries ».
+
+    Dice off, Ana and Ben. R1 Ana A, B, C. R2 Ana D, E: a set; all five advisors: 5 + 3 + 5 = 13.
+    R3 Ben steals C-1 and takes A-2: Ana A B D E (4, no set); majorities A 1-1 none, B D E Ana, C Ben:
+    Ana 4 + 3 = 7, Ben 2 + 1 = 3. R4 Ana takes C-2, A-3, B-2: A2 B2 C1 D1 E1, one set only (the second
+    lacks C, D, E): 7 + 3; A 2-1, B, C 1-1 back to the centre, D, E: Ana 7 + 3 + 4 = 14, Ben 2.
+    """
+    s = MONGOLS.start(["Ana", "Ben"])
+    s = play(s, stop(0), take(0, "A-1", "blue"), take(0, "B-1", "white"), take(0, "C-1", "pink"), end_turn(0))
+    s = play(s, stop(1), end_turn(1), stop(0), take(0, "D-1", "blue"), take(0, "E-1", "white"), end_turn(0))
+    s = play(s, stop(1), end_turn(1))
+    assert MONGOLS.scores(s)[0].breakdown == {"plans": 5, "sets": 3, "advisors": 5} and totals(s) == [13, 0]
+    s = play(s, stop(0), end_turn(0), stop(1), steal(1, "C-1", 0), take(1, "A-2", "blue"), end_turn(1))
+    assert [sc.breakdown for sc in MONGOLS.scores(s)] == [
+        {"plans": 4, "sets": 0, "advisors": 3},
+        {"plans": 2, "sets": 0, "advisors": 1},
+    ]
+    s = play(s, stop(0), take(0, "C-2", "blue"), take(0, "A-3", "white"), take(0, "B-2", "pink"), end_turn(0))
+    s = play(s, stop(1), end_turn(1))
+    assert [sc.breakdown for sc in MONGOLS.scores(s)] == [
+        {"plans": 7, "sets": 3, "advisors": 4},
+        {"plans": 2, "sets": 0, "advisors": 0},
+    ]
+    assert totals(s) == [14, 2]
+
