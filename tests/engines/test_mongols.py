@@ -1056,3 +1056,23 @@ def test_scenario_k_a_steal_breaks_a_set_and_a_set_needs_one_card_of_each_colour
     ]
     assert totals(s) == [14, 2]
 
+
+def test_scenario_l_a_twelfth_plan_of_one_colour_does_not_exist():
+    """« 56 cartes : 11 cartes Plan de 5 couleurs différentes + 1 carte Parchemin »: a colour has 11 plans.
+
+    Dice off. Ana and Ben take three greens a turn for two rounds (12 would be one too many: Ben's second
+    turn busts and discards the 10th instead), Ana takes the 11th in R3; Ben's 12th green is refused, his
+    yellow is not.
+    """
+    s = MONGOLS.start(["Ana", "Ben"])
+    greens = iter(f"green-{n}" for n in range(1, 13))
+    s = play(s, stop(0), *(take(0, next(greens), gem) for gem in ("blue", "white", "pink")), end_turn(0))
+    s = play(s, stop(1), *(take(1, next(greens), gem) for gem in ("blue", "white", "pink")), end_turn(1))
+    s = play(s, stop(0), *(take(0, next(greens), gem) for gem in ("blue", "white", "pink")), end_turn(0))
+    s = play(s, discard(1, next(greens)), end_turn(1), stop(0), take(0, next(greens), "blue"), end_turn(0))
+    s = play(s, stop(1))
+    twelfth = next(greens)
+    assert "11" in str(refuse(s, take(1, twelfth, "blue"), "No 12th green plan"))
+    s = play(s, take(1, "yellow-1", "blue"), end_turn(1))
+    assert column(s, "plans") == [7, 4]
+    refuse(s, discard(0, twelfth), "No 12th green plan")
