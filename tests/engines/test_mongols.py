@@ -1076,3 +1076,32 @@ def test_scenario_l_a_twelfth_plan_of_one_colour_does_not_exist():
     s = play(s, take(1, "yellow-1", "blue"), end_turn(1))
     assert column(s, "plans") == [7, 4]
     refuse(s, discard(0, twelfth), "No 12th green plan")
+
+
+def test_scenario_m_five_players_and_the_parchment_at_the_last_seats_refill():
+    """« Pour 2 à 5 joueurs ». Five players, dice off.
+
+    R1: Ana A-1; Ben A-2; Cy B-1, B-2; Dee A-3, B-3; Eve nothing. A 1-1-0-1-0: a tie, no one; B 0-0-2-1-0:
+    Cy. Totals 1, 1, 3, 2, 0. R2: Eve steals B-1 from Cy and takes B-4: B 0-0-1-1-2, Eve (from Cy).
+    Totals 1, 1, 1, 2, 3. R3: the parchment comes at Eve's refill, the round's last turn; she takes C-1,
+    and the game ends with her turn: C Eve. Totals 1, 1, 1, 2, 5: Eve wins.
+    """
+    for names in (["Ana"], ["Ana", "Ben", "Cy", "Dee", "Eve", "Fay"]):
+        with pytest.raises(IllegalAction) as caught:
+            MONGOLS.start(names, {"dice": False})
+        assert caught.value.short == "2-5 players"
+    s = MONGOLS.start(["Ana", "Ben", "Cy", "Dee", "Eve"], {"dice": False})
+    s = play(s, stop(0), take(0, "A-1", "blue"), end_turn(0), stop(1), take(1, "A-2", "blue"), end_turn(1))
+    s = play(s, stop(2), take(2, "B-1", "blue"), take(2, "B-2", "white"), end_turn(2))
+    s = play(s, stop(3), take(3, "A-3", "blue"), take(3, "B-3", "white"), end_turn(3), stop(4), end_turn(4))
+    assert column(s, "advisors") == [0, 0, 1, 0, 0] and totals(s) == [1, 1, 3, 2, 0]
+    for p in range(4):
+        s = play(s, stop(p), end_turn(p))
+    s = play(s, stop(4), steal(4, "B-1", 2), take(4, "B-4", "blue"), end_turn(4))
+    assert column(s, "advisors") == [0, 0, 0, 0, 1] and totals(s) == [1, 1, 1, 2, 3]
+    for p in range(4):
+        s = play(s, stop(p), end_turn(p))
+    s = play(s, PARCHMENT, stop(4), take(4, "C-1", "blue"))
+    assert not MONGOLS.is_over(s)
+    s = play(s, end_turn(4))
+    assert MONGOLS.is_over(s) and totals(s) == [1, 1, 1, 2, 5] and MONGOLS.winners(s) == [4]
