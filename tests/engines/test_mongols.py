@@ -875,17 +875,15 @@ def test_scenario_f_advisors_follow_the_majority_only_at_each_rounds_end():
     assert MONGOLS.phase(s) == "Round 5" and not MONGOLS.is_over(s)
 
 
-def _khan_game():
-    """Dice off, Ana and Ben, colours A to E, up to the last turn of the last round (see scenario g)."""
-    log = [
-        stop(0), take(0, "A-1", "blue"), take(0, "B-1", "white"), take(0, "C-1", "pink"), end_turn(0),
-        stop(1), take(1, "A-2", "blue"), take(1, "D-1", "white"), end_turn(1),
-        stop(0), take(0, "D-2", "blue"), take(0, "E-1", "white"), end_turn(0),
-        discard(1, "E-2"), end_turn(1),
-        PARCHMENT,
-        discard(0, "B-2"), end_turn(0),
-    ]  # fmt: skip
-    return log
+#: Scenario g's log, dice off, Ana and Ben, colours A to E: rounds 1 and 2, the parchment, Ana's last turn.
+KHAN_LOG = [
+    stop(0), take(0, "A-1", "blue"), take(0, "B-1", "white"), take(0, "C-1", "pink"), end_turn(0),
+    stop(1), take(1, "A-2", "blue"), take(1, "D-1", "white"), end_turn(1),
+    stop(0), take(0, "D-2", "blue"), take(0, "E-1", "white"), end_turn(0),
+    discard(1, "E-2"), end_turn(1),
+    PARCHMENT,
+    discard(0, "B-2"), end_turn(0),
+]  # fmt: skip
 
 
 def test_scenario_g_the_parchment_ends_the_game_after_the_round_and_its_majorities():
@@ -904,14 +902,14 @@ def test_scenario_g_the_parchment_ends_the_game_after_the_round_and_its_majoriti
         B Ben, C Ana, E Ana: Ana 4 + 2 = 6, Ben 5 + 1 = 6: Ben has more plans and wins.
     """
     players, options = ["Ana", "Ben"], {"dice": False}
-    s = play(MONGOLS.start(players, options), *_khan_game()[:9])
+    s = play(MONGOLS.start(players, options), *KHAN_LOG[:9])
     assert column(s, "advisors") == [2, 1] and totals(s) == [5, 3]
-    s = play(s, *_khan_game()[9:15])
+    s = play(s, *KHAN_LOG[9:15])
     assert MONGOLS.scores(s)[0].breakdown == {"plans": 5, "sets": 3, "advisors": 3} and totals(s) == [11, 2]
     s = play(s, PARCHMENT)
     assert MONGOLS.phase(s) == "Last round (3)" and "parchment" not in expects(s)
     refuse(s, PARCHMENT, "Parchment drawn already")
-    s = play(s, *_khan_game()[16:], stop(1))
+    s = play(s, *KHAN_LOG[16:], stop(1))
     assert not MONGOLS.is_over(s)
 
     shared_log = [steal(1, "E-1", 0), take(1, "A-3", "blue"), end_turn(1)]
@@ -921,7 +919,7 @@ def test_scenario_g_the_parchment_ends_the_game_after_the_round_and_its_majoriti
     assert sum(column(shared, "advisors")) == 4  # the D advisor is in the centre and counts for no one
     assert MONGOLS.winners(shared) == [0, 1]
     refuse(shared, stop(0), "The game is over")
-    replayed = engines.replay("mongols", players, options, _khan_game() + [stop(1)] + shared_log)
+    replayed = engines.replay("mongols", players, options, KHAN_LOG + [stop(1)] + shared_log)
     assert MONGOLS.scores(replayed) == MONGOLS.scores(shared)
 
     by_plans = play(s, steal(1, "B-1", 0), take(1, "B-3", "blue"), take(1, "B-4", "white"), end_turn(1))
