@@ -7,8 +7,8 @@ checks every throw and lowering (dice.py), otherwise the players' takes are trus
 Choices where the contract is silent, as a player at the table expects them:
 - Rounds always start at seat 0: the rule text gives the first-player pawn to the youngest player
   and never moves it.
-- Plan colours are free labels learned as cards appear; a sixth colour is refused. A card id keeps
-  the colour it was first seen with. A card taken or discarded is never taken again; a discarded
+- Plan colours are free labels learned as cards appear; a sixth colour, or a twelfth card of a
+  colour ("11 cartes Plan de 5 couleurs"), is refused. A card id keeps the colour it was first seen with. A card taken or discarded is never taken again; a discarded
   card is out of the game ("Cette carte ne pourra plus être gagnée").
 - `take` names the market gem (blue, white, pink) whose pair of cards it comes from; one take per
   gem and one steal per turn, only after `stop`, in any order, each optional.
@@ -42,8 +42,9 @@ from engines.core import Game, IllegalAction, Prompt, Score, State, check, leade
 from . import dice
 from .dice import MARKET_GEMS, STEAL_GEM
 
-#: Plan colours in the game (the labels are the players' own).
+#: Plan colours in the game (the labels are the players' own), and the plan cards of each colour.
 N_COLOURS = 5
+PLANS_PER_COLOUR = 11
 #: Points for each set of five different colours.
 SET_BONUS = 3
 
@@ -379,6 +380,12 @@ class Mongols(Game):
             raise IllegalAction(f"Card is {known}", f"card {card_id!r} was recorded as {known}, not {colour}")
         if colour not in s.colours and len(s.colours) == N_COLOURS:
             raise IllegalAction(f"No colour '{colour}'", f"the game has five plan colours, already {', '.join(s.colours)}; not {colour!r}")
+        seen = sum(1 for known_colour in s.cards.values() if known_colour == colour)
+        if known is None and seen == PLANS_PER_COLOUR:
+            raise IllegalAction(
+                f"No {PLANS_PER_COLOUR + 1}th {colour} plan",
+                f"the game has {PLANS_PER_COLOUR} plan cards of each colour and all {PLANS_PER_COLOUR} {colour} ones are recorded; {card_id!r} is not one of them",
+            )
         return card_id, colour
 
     @staticmethod

@@ -1,5 +1,6 @@
 """Mongols: every rule of rules/004 and game-log.md section 5, the rule text's example, random games in both modes."""
 
+import copy
 import itertools
 
 import pytest
@@ -8,6 +9,7 @@ from hypothesis import strategies as st
 
 import engines
 from engines import IllegalAction
+from engines.core import SHORT_MAX
 from engines.mongols import dice
 
 from .bots.mongols import SETUPS, Bot
@@ -573,3 +575,531 @@ def test_bust_chance_equals_a_brute_force_count():
 def test_bust_chances_for_the_player_to_move():
     s = start(2, dice_on=True)
     assert game.bust_chances(s) == {2: 0}  # every total 2..12 lowers something on a fresh board
+
+
+# -- scenarios worked by hand from the rule text ------------------------------------------------------
+#
+# Each scenario plays a stretch of a game through the contract's calls only (engines.get, start, apply,
+# prompt, scores, is_over, winners, engines.replay); what it expects was worked out by hand from the
+# French rule text (rules/004), quoted where it decides. Colours are free labels; card ids are made up.
+
+MONGOLS = engines.get("mongols")
+
+
+def roll(p, *faces):
+    return {"type": "roll", "player": p, "dice": list(faces)}
+
+
+def lower(p, *numbers, adjust=0):
+    return {"type": "lower", "player": p, "numbers": list(numbers), "adjust": adjust}
+
+
+def stop(p):
+    return {"type": "stop", "player": p}
+
+
+def end_turn(p):
+    return {"type": "end_turn", "player": p}
+
+
+def take(p, card_id, gem):
+    return {"type": "take", "player": p, "card": {"id": card_id, "color": card_id.split("-")[0]}, "gem": gem}
+
+
+def steal(p, card_id, victim):
+    return {"type": "steal", "player": p, "card": {"id": card_id, "color": card_id.split("-")[0]}, "victim": victim}
+
+
+def discard(p, card_id):
+    return {"type": "discard_market", "player": p, "card": {"id": card_id, "color": card_id.split("-")[0]}}
+
+
+PARCHMENT = {"type": "parchment"}
+
+
+def blue_by_singles(p):
+    """2 with [1, 1], then 7 with [3, 4]: blue (2 and 7) is down."""
+    return [roll(p, 1, 1), lower(p, 2), roll(p, 3, 4), lower(p, 7)]
+
+
+def white_by_singles(p):
+    """3 with [1, 2], then 6 with [3, 3]: white (3 and 6) is down."""
+    return [roll(p, 1, 2), lower(p, 3), roll(p, 3, 3), lower(p, 6)]
+
+
+def play(s, *actions):
+    for action in actions:
+        s = MONGOLS.apply(s, action)
+    return s
+
+
+def refuse(s, action, short=None):
+    """The action is refused with a message for the two-line screen, and the state is left as it was."""
+    before = copy.deepcopy(s)
+    with pytest.raises(IllegalAction) as caught:
+        MONGOLS.apply(s, action)
+    assert s == before, f"refusing {action!r} changed the state"
+    assert 0 < len(caught.value.short) <= SHORT_MAX and str(caught.value)
+    if short is not None:
+        assert caught.value.short == short, caught.value.short
+    return caught.value
+
+
+def offered(s):
+    """The lowerings the prompt offers after a throw, as {(numbers, adjust)}."""
+    return {(tuple(o["numbers"]), o["adjust"]) for o in MONGOLS.prompt(s).options["lowerings"]}
+
+
+def expects(s):
+    return MONGOLS.prompt(s).expects
+
+
+def column(s, key):
+    return [score.breakdown[key] for score in MONGOLS.scores(s)]
+
+
+def totals(s):
+    return [score.total for score in MONGOLS.scores(s)]
+
+
+def test_scenario_a_throw_lowers_its_exact_number_or_two_numbers_adding_up_to_it():
+    """« soit deux chiffres dont la sommes correspond au résultat obtenu ; soit le chiffre exact ».
+
+    Ana throws 6+5 = 11: no 11 on the board, so 2+9, 3+8, 4+7 or 5+6. She takes 3+8. Then 4+4 = 8: the 8
+    is down, 3+5 needs the 3 (down), so 1+7 or 2+6; she takes 1+7. Then 1+1 = 2: only the 2 (1+1 is one
+    number twice). Blue (2, 7) is now complete: « il peut alors mettre fin à son tour et récupérer la carte
+    correspondante », one card beside the blue gem and no other.
+    """
+    s = MONGOLS.start(["Ana", "Ben"], {"dice": True})
+    s = play(s, roll(0, 6, 5))
+    assert expects(s) == ("lower", "parchment")
+    assert offered(s) == {((2, 9), 0), ((3, 8), 0), ((4, 7), 0), ((5, 6), 0)}
+    refuse(s, lower(0, 11), "No number 11")
+    refuse(s, lower(0, 5), "5 is not 11")
+    refuse(s, lower(0, 2, 4, 5))
+    refuse(s, lower(0))
+    refuse(s, stop(0))  # a throw is lowered before anything else
+    s = play(s, lower(0, 3, 8), roll(0, 4, 4))
+    assert offered(s) == {((1, 7), 0), ((2, 6), 0)}
+    refuse(s, lower(0, 8), "8 is down already")
+    refuse(s, lower(0, 3, 5), "3 is down already")
+    refuse(s, lower(0, 4, 4))
+    s = play(s, lower(0, 7, 1))
+    assert expects(s) == ("roll", "parchment")  # blue, white and red each still have a gem up
+    refuse(s, stop(0), "Complete a colour first")
+    s = play(s, roll(0, 1, 1))
+    assert offered(s) == {((2,), 0)}
+    s = play(s, lower(0, 2))
+    assert expects(s) == ("roll", "stop", "parchment")
+    assert MONGOLS.prompt(s).options["dice_count"] == (2,)  # the 9 is still up
+    s = play(s, stop(0))
+    assert MONGOLS.prompt(s).options["gem"] == ("blue",) and "victim" not in MONGOLS.prompt(s).options
+    refuse(s, take(0, "green-2", "white"), "White not complete")
+    refuse(s, steal(0, "green-2", 1), "Red not complete")
+    s = play(s, take(0, "green-1", "blue"))
+    refuse(s, take(0, "green-2", "blue"), "Took at blue already")
+    s = play(s, end_turn(0))
+    assert MONGOLS.prompt(s).player == 1 and expects(s) == ("roll", "parchment")
+    assert totals(s) == [1, 0] and column(s, "plans") == [1, 0]
+
+
+def test_scenario_b_a_bust_loses_the_turns_cards_and_a_market_card_for_good():
+    """« si lors d'un lancer le joueur ne peut abaisser aucune gemme, son tour s'arrête immédiatement et il
+    ne récupère au marché ni ne vole aucun plan ! » then « il choisit alors n'importe quelle carte Plan
+    parmi les six disponibles au marché et la défausser ... Cette carte ne pourra plus être gagnée ».
+
+    Ana lowers 2, 7, 3, 6 (blue and white complete) and throws on: 5+6 = 11 with 1, 4, 5, 8, 9 up. 11 is
+    no number; 2+9, 3+8, 4+7, 5+6 each need a gem already down: bust. Her blue and white are lost.
+    """
+    s = MONGOLS.start(["Ana", "Ben"], {"dice": True})
+    s = play(s, *blue_by_singles(0), *white_by_singles(0))
+    assert expects(s) == ("roll", "stop", "parchment")
+    s = play(s, roll(0, 5, 6))
+    assert expects(s) == ("discard_market", "parchment")
+    for action in (stop(0), take(0, "green-1", "blue"), end_turn(0), roll(0, 1, 2), lower(0, 5, 6)):
+        refuse(s, action, "Bust: discard a card")
+    refuse(s, discard(0, "green-1") | {"player": 1}, "Ana's turn")
+    s = play(s, discard(0, "pink-9"))
+    assert expects(s) == ("end_turn", "parchment")
+    refuse(s, take(0, "green-1", "blue"), "End the turn")
+    s = play(s, end_turn(0))
+    assert column(s, "plans") == [0, 0]
+    s = play(s, *blue_by_singles(1), stop(1))
+    refuse(s, take(1, "pink-9", "blue"), "Card was discarded")
+    s = play(s, take(1, "pink-2", "blue"), end_turn(1))
+    assert column(s, "plans") == [0, 1]
+
+
+def test_scenario_c_one_die_once_seven_eight_nine_are_down_and_all_nine_down():
+    """« S'il a déjà abaissé les gemmes des numéros 7, 8 et 9, il peut choisir de ne lancer qu'un seul dé. »
+
+    Ana lowers 9 (4+5), 8 (6+2), 7 (3+4); one die is refused until the 7 is down. Then one die: 1 lowers
+    the 1 (red 1, 8, 9 complete); 6 lowers the 6 or 2+4 (1+5 needs the 1); she takes 2+4 (blue 2, 7
+    complete); 3 lowers only the 3. With 5 and 6 up, two dice 5+6 = 11 lower both: all nine down, every
+    colour complete: three plans (« jusqu'à trois ») and a steal, but nobody has a plan to steal.
+    A single die of 4 instead (4 down, 1+3 down) busts.
+    """
+    s = MONGOLS.start(["Ana", "Ben"], {"dice": True})
+    refuse(s, roll(0, 6), "One die: 7, 8, 9 down")
+    s = play(s, roll(0, 4, 5), lower(0, 9), roll(0, 6, 2), lower(0, 8))
+    refuse(s, roll(0, 2), "One die: 7, 8, 9 down")
+    s = play(s, roll(0, 3, 4), lower(0, 7))
+    assert MONGOLS.prompt(s).options["dice_count"] == (2, 1)
+    s = play(s, roll(0, 1))
+    assert offered(s) == {((1,), 0)}
+    s = play(s, lower(0, 1), roll(0, 6))
+    assert offered(s) == {((6,), 0), ((2, 4), 0)}
+    s = play(s, lower(0, 2, 4), roll(0, 3))
+    assert offered(s) == {((3,), 0)}
+    s = play(s, lower(0, 3))
+    busted = play(s, roll(0, 4))
+    assert expects(busted) == ("discard_market", "parchment")
+    s = play(s, roll(0, 5, 6))
+    assert offered(s) == {((5, 6), 0)}
+    s = play(s, lower(0, 5, 6))
+    assert expects(s) == ("stop", "parchment")
+    refuse(s, roll(0, 1), "All gems down: stop")
+    s = play(s, stop(0))
+    prompt = MONGOLS.prompt(s)
+    assert prompt.options["gem"] == ("blue", "white", "pink") and "victim" not in prompt.options
+    refuse(s, steal(0, "green-1", 1), "Not Ben's plan")
+    s = play(s, take(0, "green-1", "blue"), take(0, "yellow-1", "white"), take(0, "purple-1", "pink"))
+    assert expects(s) == ("end_turn", "parchment")
+    s = play(s, end_turn(0))
+    assert column(s, "plans") == [3, 0]
+
+
+def test_scenario_d_advisors_adjust_a_throw_once_per_turn_and_come_back_next_turn():
+    """« Chaque conseiller permet d'augmenter ou diminuer de 1 la valeur de la somme obtenue par les dés lors
+    d'un lancer, et ce une fois par tour. Il est possible d'utiliser plusieurs conseillers lors d'un même
+    lancer ».
+
+    Round 1: Ana takes green (blue gem) and yellow (white gem); Ben stops on blue and takes nothing. At the
+    round's end she has the most green and the most yellow: two advisors, 2 plans + 2 = 4 points.
+    Round 2: she throws 6+6 = 12. Plain: 3+9, 4+8, 5+7; +1 = 13: 4+9, 5+8, 6+7; -1 = 11: 2+9, 3+8, 4+7, 5+6;
+    +2 = 14: 5+9, 6+8; -2 = 10: 1+9, 2+8, 3+7, 4+6. She spends both on 5+9. Then 2+1 = 3 allows only 3 or
+    1+2 (no advisor left); she takes 1+2. Then 1+1 = 2 with 2 down busts, though an advisor would have made
+    it 1 or 3. The bust costs this turn only: her two plans and advisors stay. Round 3: 1+1 again, her
+    advisors are back: 2; 3 or 1+2 (+1); 1 (-1); 4 or 1+3 (+2); -2 makes 0, nothing.
+    """
+    s = MONGOLS.start(["Ana", "Ben"], {"dice": True})
+    s = play(s, roll(0, 1, 1))
+    refuse(s, lower(0, 3, adjust=1), "0 advisor(s) left")
+    s = play(s, lower(0, 2), roll(0, 3, 4), lower(0, 7), *white_by_singles(0), stop(0))
+    s = play(s, take(0, "green-1", "blue"), take(0, "yellow-1", "white"), end_turn(0))
+    s = play(s, *blue_by_singles(1), stop(1), end_turn(1))
+    assert column(s, "advisors") == [2, 0] and totals(s) == [4, 0]
+    s = play(s, roll(0, 6, 6))
+    assert offered(s) == {
+        ((3, 9), 0), ((4, 8), 0), ((5, 7), 0),
+        ((4, 9), 1), ((5, 8), 1), ((6, 7), 1),
+        ((2, 9), -1), ((3, 8), -1), ((4, 7), -1), ((5, 6), -1),
+        ((5, 9), 2), ((6, 8), 2),
+        ((1, 9), -2), ((2, 8), -2), ((3, 7), -2), ((4, 6), -2),
+    }  # fmt: skip
+    refuse(s, lower(0, 6, 9, adjust=3), "2 advisor(s) left")
+    refuse(s, lower(0, 5, 9, adjust=1), "5+9 is not 13")
+    s = play(s, lower(0, 5, 9, adjust=2), roll(0, 2, 1))
+    assert offered(s) == {((3,), 0), ((1, 2), 0)}
+    refuse(s, lower(0, 4, adjust=1), "0 advisor(s) left")
+    s = play(s, lower(0, 1, 2), roll(0, 1, 1))
+    assert expects(s) == ("discard_market", "parchment")
+    s = play(s, discard(0, "purple-1"), end_turn(0))
+    assert column(s, "plans") == [2, 0] and column(s, "advisors") == [2, 0]
+    s = play(s, *blue_by_singles(1), stop(1), end_turn(1))
+    assert column(s, "advisors") == [2, 0]
+    s = play(s, roll(0, 1, 1))
+    assert offered(s) == {((2,), 0), ((3,), 1), ((1, 2), 1), ((1,), -1), ((4,), 2), ((1, 3), 2)}
+    s = play(s, lower(0, 4, adjust=2))
+    assert expects(s) == ("roll", "parchment")
+
+
+def test_scenario_e_red_steals_one_plan_from_another_player():
+    """« S'il a abaissé les trois gemmes rouges, il peut voler le plan de son choix se trouvant devant
+    n'importe quel autre joueur. »
+
+    3 players. Ana takes green-1 (blue); Ben takes green-2 (blue) and yellow-1 (white). Cy throws 5+5 = 10
+    (1+9) and 4+4 = 8 (the 8): red complete, blue not. He may steal from Ana or Ben, take nothing. He
+    steals Ben's yellow-1. Round end: green 1-1-0, a tie, the advisor stays in the centre; yellow 0-0-1, Cy.
+    Scores: Ana 1, Ben 1, Cy 1 plan + 1 advisor = 2.
+    """
+    s = MONGOLS.start(["Ana", "Ben", "Cy"], {"dice": True})
+    s = play(s, *blue_by_singles(0), stop(0), take(0, "green-1", "blue"), end_turn(0))
+    s = play(s, *blue_by_singles(1), *white_by_singles(1), stop(1))
+    s = play(s, take(1, "green-2", "blue"), take(1, "yellow-1", "white"), end_turn(1))
+    s = play(s, roll(2, 5, 5))
+    assert offered(s) == {((1, 9), 0), ((2, 8), 0), ((3, 7), 0), ((4, 6), 0)}
+    s = play(s, lower(2, 1, 9), roll(2, 4, 4))
+    assert ((8,), 0) in offered(s)
+    s = play(s, lower(2, 8))
+    assert expects(s) == ("roll", "stop", "parchment")
+    s = play(s, stop(2))
+    prompt = MONGOLS.prompt(s)
+    assert prompt.options["victim"] == (0, 1) and "gem" not in prompt.options
+    refuse(s, take(2, "purple-1", "blue"), "Blue not complete")
+    refuse(s, steal(2, "green-1", 2), "Steal from another")
+    refuse(s, steal(2, "green-1", 1), "Not Ben's plan")
+    refuse(s, steal(2, "green-9", 0), "Not Ana's plan")
+    refuse(s, {**steal(2, "green-1", 0), "card": {"id": "green-1", "color": "yellow"}}, "Card is green")
+    s = play(s, steal(2, "yellow-1", 1))
+    assert column(s, "plans") == [1, 1, 1]
+    refuse(s, steal(2, "green-2", 1), "One steal per turn")
+    s = play(s, end_turn(2))
+    assert column(s, "advisors") == [0, 0, 1] and totals(s) == [1, 1, 2]
+
+
+def test_scenario_f_advisors_follow_the_majority_only_at_each_rounds_end():
+    """« Si à la fin d'un tour un joueur est majoritaire dans l'une des cinq couleurs, autrement dit qu'il
+    possède plus de plans d'un type de bâtiments que chacun des autres joueurs, le conseiller ... rejoint
+    son quartier. » « En cas d'égalité ... le conseiller reste au centre de la table, ou y retourne ».
+
+    Dice off, 3 players. Green by round's end (Ana, Ben, Cy): R1 2-1-0 → Ana; R2 Ben takes one and Cy
+    steals one of Ana's: 1-2-1 → Ben (moves from Ana); R3 Ana takes two: 3-2-1 → Ana; R4 Ben takes one:
+    3-3-1 → back to the centre. Yellow: Cy alone all along. Purple: Cy from R3.
+    """
+    s = MONGOLS.start(["Ana", "Ben", "Cy"], {"dice": False})
+    s = play(s, stop(0), take(0, "green-1", "blue"), take(0, "green-2", "white"), end_turn(0))
+    s = play(s, stop(1), take(1, "green-3", "blue"), end_turn(1))
+    assert column(s, "advisors") == [0, 0, 0]  # nothing before the round's end
+    s = play(s, stop(2), take(2, "yellow-1", "blue"), end_turn(2))
+    assert column(s, "advisors") == [1, 0, 1] and totals(s) == [3, 1, 2]
+    s = play(s, stop(0), end_turn(0), stop(1), take(1, "green-4", "blue"), end_turn(1))
+    assert column(s, "advisors") == [1, 0, 1]  # Ben leads green now, but the round is not over
+    s = play(s, stop(2), steal(2, "green-1", 0), end_turn(2))
+    assert column(s, "plans") == [1, 2, 2] and column(s, "advisors") == [0, 1, 1] and totals(s) == [1, 3, 3]
+    s = play(s, stop(0), take(0, "green-5", "blue"), take(0, "green-6", "white"), end_turn(0))
+    s = play(s, stop(1), end_turn(1), stop(2), take(2, "purple-1", "blue"), end_turn(2))
+    assert column(s, "advisors") == [1, 0, 2] and totals(s) == [4, 2, 5]
+    s = play(s, stop(0), end_turn(0), stop(1), take(1, "green-7", "blue"), end_turn(1), stop(2), end_turn(2))
+    assert column(s, "plans") == [3, 3, 3] and column(s, "advisors") == [0, 0, 2] and totals(s) == [3, 3, 5]
+    assert MONGOLS.phase(s) == "Round 5" and not MONGOLS.is_over(s)
+
+
+#: Scenario g's log, dice off, Ana and Ben, colours A to E: rounds 1 and 2, the parchment, Ana's last turn.
+KHAN_LOG = [
+    stop(0), take(0, "A-1", "blue"), take(0, "B-1", "white"), take(0, "C-1", "pink"), end_turn(0),
+    stop(1), take(1, "A-2", "blue"), take(1, "D-1", "white"), end_turn(1),
+    stop(0), take(0, "D-2", "blue"), take(0, "E-1", "white"), end_turn(0),
+    discard(1, "E-2"), end_turn(1),
+    PARCHMENT,
+    discard(0, "B-2"), end_turn(0),
+]  # fmt: skip
+
+
+def test_scenario_g_the_parchment_ends_the_game_after_the_round_and_its_majorities():
+    """« Lorsqu'on pioche la carte Parchemin ... on finit normalement le tour en cours. Lorsque tous les
+    joueurs ont joué, et que le décompte de majorité a eu lieu, la partie s'achève. » Score: 1 a plan,
+    3 a set of five colours, 1 an advisor; « Si un jeton Conseiller n'a pas été distribué ..., il ne
+    rapporte aucun point ». Ties: « le plus de bâtiments », then « les joueurs se partagent la victoire ».
+
+    R1: Ana A, B, C; Ben A, D. Majorities: A 1-1 none, B Ana, C Ana, D Ben: Ana 3+2 = 5, Ben 2+1 = 3.
+    R2: Ana D, E (a set of five); Ben busts. A 1-1 none, B, C, E Ana, D 1-1 back to the centre:
+    Ana 5 + 3 + 3 = 11, Ben 2. The parchment comes at R3's first refill: R3 is the last.
+    R3: Ana busts. Ben then either
+    (i) steals E-1 and takes A-3: Ana A B C D (4), Ben A A D E (4); A Ben, B Ana, C Ana, D 1-1 none,
+        E Ben: 6 points each, 4 plans each: shared. The D advisor scores for no one;
+    (ii) steals B-1 and takes B-3, B-4: Ana A C D E (4), Ben A D B B B (5); A 1-1, D 1-1 none,
+        B Ben, C Ana, E Ana: Ana 4 + 2 = 6, Ben 5 + 1 = 6: Ben has more plans and wins.
+    """
+    players, options = ["Ana", "Ben"], {"dice": False}
+    s = play(MONGOLS.start(players, options), *KHAN_LOG[:9])
+    assert column(s, "advisors") == [2, 1] and totals(s) == [5, 3]
+    s = play(s, *KHAN_LOG[9:15])
+    assert MONGOLS.scores(s)[0].breakdown == {"plans": 5, "sets": 3, "advisors": 3} and totals(s) == [11, 2]
+    s = play(s, PARCHMENT)
+    assert MONGOLS.phase(s) == "Last round (3)" and "parchment" not in expects(s)
+    refuse(s, PARCHMENT, "Parchment drawn already")
+    s = play(s, *KHAN_LOG[16:], stop(1))
+    assert not MONGOLS.is_over(s)
+
+    shared_log = [steal(1, "E-1", 0), take(1, "A-3", "blue"), end_turn(1)]
+    shared = play(s, *shared_log)
+    assert MONGOLS.is_over(shared) and MONGOLS.prompt(shared) is None and MONGOLS.phase(shared) == "Game over"
+    assert [sc.breakdown for sc in MONGOLS.scores(shared)] == [{"plans": 4, "sets": 0, "advisors": 2}] * 2
+    assert sum(column(shared, "advisors")) == 4  # the D advisor is in the centre and counts for no one
+    assert MONGOLS.winners(shared) == [0, 1]
+    refuse(shared, stop(0), "The game is over")
+    replayed = engines.replay("mongols", players, options, KHAN_LOG + [stop(1)] + shared_log)
+    assert MONGOLS.scores(replayed) == MONGOLS.scores(shared)
+
+    by_plans = play(s, steal(1, "B-1", 0), take(1, "B-3", "blue"), take(1, "B-4", "white"), end_turn(1))
+    assert totals(by_plans) == [6, 6] and column(by_plans, "plans") == [4, 5] and column(by_plans, "advisors") == [2, 1]
+    assert MONGOLS.winners(by_plans) == [1]
+
+
+def test_scenario_h_parchment_at_a_later_seats_refill_with_dice_on():
+    """The parchment drawn at Ben's refill in round 2 makes round 2 the last: Cy still plays (« on finit
+    normalement le tour en cours »), then the majority check, then the end; no round 3.
+
+    R1: Ana takes green-1; Ben and Cy stop on blue and take nothing: green → Ana. R2: Ana takes nothing;
+    the parchment; Ben takes green-2 and green-3; Cy stops. Green 1-2-0 → Ben. Final: Ana 1, Ben 2 + 1 = 3,
+    Cy 0. Ben wins.
+    """
+    s = MONGOLS.start(["Ana", "Ben", "Cy"], {"dice": True})
+    s = play(s, *blue_by_singles(0), stop(0), take(0, "green-1", "blue"), end_turn(0))
+    for p in (1, 2):
+        s = play(s, *blue_by_singles(p), stop(p), end_turn(p))
+    assert column(s, "advisors") == [1, 0, 0] and MONGOLS.phase(s) == "Round 2"
+    s = play(s, *blue_by_singles(0), stop(0), end_turn(0), PARCHMENT)
+    assert MONGOLS.phase(s) == "Last round (2)" and MONGOLS.prompt(s).player == 1
+    s = play(s, *blue_by_singles(1), *white_by_singles(1), stop(1))
+    s = play(s, take(1, "green-2", "blue"), take(1, "green-3", "white"), end_turn(1))
+    assert not MONGOLS.is_over(s) and MONGOLS.prompt(s).player == 2
+    assert column(s, "advisors") == [1, 0, 0]
+    s = play(s, *blue_by_singles(2), stop(2), end_turn(2))
+    assert MONGOLS.is_over(s) and MONGOLS.prompt(s) is None
+    assert column(s, "advisors") == [0, 1, 0] and totals(s) == [1, 3, 0] and MONGOLS.winners(s) == [1]
+    refuse(s, roll(0, 3, 4), "The game is over")
+
+
+def test_scenario_i_dice_off_records_takes_and_steals_within_the_limits():
+    """With the dice assistant off the engine trusts the gems but keeps the limits: one card per market
+    gem (three at most, « jusqu'à trois »), one steal (« en voler une »), nothing after a bust, recorded by
+    the discard instead of a stop.
+
+    R1: Ana takes green-1, yellow-1, purple-1; Ben steals yellow-1 and takes green-2, green-3, orange-1.
+    Majorities: green 1-2 Ben, yellow 0-1 Ben, purple 1-0 Ana, orange 0-1 Ben: Ana 2 + 1 = 3,
+    Ben 4 + 3 = 7. R2: Ana busts (discards grey-1), Ben stops and takes nothing: grey has no holder, and
+    nothing changes: 3 and 7.
+    """
+    s = MONGOLS.start(["Ana", "Ben"])
+    refuse(s, roll(0, 3, 4), "Dice are off")
+    refuse(s, lower(0, 7), "Dice are off")
+    refuse(s, take(0, "green-1", "blue"), "Stop or bust first")
+    s = play(s, stop(0))
+    refuse(s, take(0, "green-1", "red"), "Unknown gem")
+    refuse(s, discard(0, "grey-1"), "Collect or end turn")
+    s = play(s, take(0, "green-1", "blue"), take(0, "yellow-1", "white"), take(0, "purple-1", "pink"))
+    refuse(s, take(0, "green-4", "blue"), "Took at blue already")
+    refuse(s, steal(0, "green-1", 0), "Steal from another")
+    s = play(s, end_turn(0), stop(1), steal(1, "yellow-1", 0))
+    refuse(s, steal(1, "green-1", 0), "One steal per turn")
+    refuse(s, take(1, "yellow-1", "blue"), "Ben owns that card")
+    s = play(s, take(1, "green-2", "blue"), take(1, "green-3", "white"), take(1, "orange-1", "pink"), end_turn(1))
+    assert column(s, "plans") == [2, 4] and column(s, "advisors") == [1, 3] and totals(s) == [3, 7]
+    s = play(s, discard(0, "grey-1"))
+    for action in (stop(0), take(0, "grey-2", "blue"), steal(0, "green-2", 1)):
+        refuse(s, action)
+    s = play(s, end_turn(0), stop(1), end_turn(1))
+    assert totals(s) == [3, 7] and MONGOLS.phase(s) == "Round 3"
+
+
+def test_scenario_j_wrong_moves_anywhere_in_a_turn_are_refused_and_change_nothing():
+    """Out of turn, out of order, malformed or against the rules: refused, the state as it was, and the
+    game goes on from it."""
+    s = MONGOLS.start(["Ana", "Ben", "Cy"], {"dice": True})
+    for action, short in [
+        (roll(1, 3, 4), "Ana's turn"),
+        (roll(3, 3, 4), "No such seat"),
+        (lower(0, 7), "Roll first"),
+        (stop(0), "Complete a colour first"),
+        (end_turn(0), "Roll first"),
+        (take(0, "green-1", "blue"), "Roll first"),
+        (discard(0, "green-1"), "Discard after a bust"),
+        (roll(0, 0, 3), "Dice: 1 or 2 of 1..6"),
+        (roll(0, 7, 1), "Dice: 1 or 2 of 1..6"),
+        (roll(0, 1, 2, 3), "Dice: 1 or 2 of 1..6"),
+        (roll(0, "3", 4), "Bad 'dice'"),
+        ({"type": "roll", "dice": [3, 4]}, None),
+        ({**roll(0, 3, 4), "adjust": 1}, "Unknown field 'adjust'"),
+        ({"type": "shake", "player": 0}, "Unknown action"),
+        ({"type": "parchment", "player": 0}, "Unknown field 'player'"),
+        ({"type": "parchment", "card": {"id": "green-1", "color": "green"}}, "Not the parchment"),
+    ]:
+        refuse(s, action, short)
+    s = play(s, roll(0, 3, 4))
+    for action, short in [
+        (roll(0, 3, 4), "Lower the throw first"),
+        (lower(0, 7, adjust=True), None),
+        (lower(0, 3.5, 3.5), None),
+        ({"type": "lower", "player": 0, "numbers": 7}, None),
+        (lower(1, 7), "Ana's turn"),
+        (end_turn(0), "Lower the throw first"),
+    ]:
+        refuse(s, action, short)
+    s = play(s, lower(0, 2, 5), *blue_by_singles(0)[2:], stop(0))
+    assert MONGOLS.prompt(s).options["gem"] == ("blue",)
+    refuse(s, roll(0, 1, 1), "Collect or end turn")
+    refuse(s, take(0, "green-1", "pink"), "Pink not complete")
+    refuse(s, {**take(0, "green-1", "blue"), "card": {"id": "p", "parchment": True}}, "Parchment: not a plan")
+    refuse(s, {**take(0, "green-1", "blue"), "card": {"id": "green-1"}}, None)
+    s = play(s, take(0, "green-1", "blue"), end_turn(0))
+    assert MONGOLS.prompt(s).player == 1 and column(s, "plans") == [1, 0, 0]
+
+
+def test_scenario_k_a_steal_breaks_a_set_and_a_set_needs_one_card_of_each_colour():
+    """« Une série de 5 cartes Plan de couleurs différentes rapportent 3 points bonus » and « Il est possible
+    de cumuler plusieurs séries ».
+
+    Dice off, Ana and Ben. R1 Ana A, B, C. R2 Ana D, E: a set; all five advisors: 5 + 3 + 5 = 13.
+    R3 Ben steals C-1 and takes A-2: Ana A B D E (4, no set); majorities A 1-1 none, B D E Ana, C Ben:
+    Ana 4 + 3 = 7, Ben 2 + 1 = 3. R4 Ana takes C-2, A-3, B-2: A2 B2 C1 D1 E1, one set only (the second
+    lacks C, D, E): 7 + 3; A 2-1, B, C 1-1 back to the centre, D, E: Ana 7 + 3 + 4 = 14, Ben 2.
+    """
+    s = MONGOLS.start(["Ana", "Ben"])
+    s = play(s, stop(0), take(0, "A-1", "blue"), take(0, "B-1", "white"), take(0, "C-1", "pink"), end_turn(0))
+    s = play(s, stop(1), end_turn(1), stop(0), take(0, "D-1", "blue"), take(0, "E-1", "white"), end_turn(0))
+    s = play(s, stop(1), end_turn(1))
+    assert MONGOLS.scores(s)[0].breakdown == {"plans": 5, "sets": 3, "advisors": 5} and totals(s) == [13, 0]
+    s = play(s, stop(0), end_turn(0), stop(1), steal(1, "C-1", 0), take(1, "A-2", "blue"), end_turn(1))
+    assert [sc.breakdown for sc in MONGOLS.scores(s)] == [
+        {"plans": 4, "sets": 0, "advisors": 3},
+        {"plans": 2, "sets": 0, "advisors": 1},
+    ]
+    s = play(s, stop(0), take(0, "C-2", "blue"), take(0, "A-3", "white"), take(0, "B-2", "pink"), end_turn(0))
+    s = play(s, stop(1), end_turn(1))
+    assert [sc.breakdown for sc in MONGOLS.scores(s)] == [
+        {"plans": 7, "sets": 3, "advisors": 4},
+        {"plans": 2, "sets": 0, "advisors": 0},
+    ]
+    assert totals(s) == [14, 2]
+
+
+def test_scenario_l_a_twelfth_plan_of_one_colour_does_not_exist():
+    """« 56 cartes : 11 cartes Plan de 5 couleurs différentes + 1 carte Parchemin »: a colour has 11 plans.
+
+    Dice off. Ana and Ben take three greens a turn for two rounds (12 would be one too many: Ben's second
+    turn busts and discards the 10th instead), Ana takes the 11th in R3; Ben's 12th green is refused, his
+    yellow is not.
+    """
+    s = MONGOLS.start(["Ana", "Ben"])
+    greens = iter(f"green-{n}" for n in range(1, 13))
+    s = play(s, stop(0), *(take(0, next(greens), gem) for gem in ("blue", "white", "pink")), end_turn(0))
+    s = play(s, stop(1), *(take(1, next(greens), gem) for gem in ("blue", "white", "pink")), end_turn(1))
+    s = play(s, stop(0), *(take(0, next(greens), gem) for gem in ("blue", "white", "pink")), end_turn(0))
+    s = play(s, discard(1, next(greens)), end_turn(1), stop(0), take(0, next(greens), "blue"), end_turn(0))
+    s = play(s, stop(1))
+    twelfth = next(greens)
+    assert "11" in str(refuse(s, take(1, twelfth, "blue"), "No 12th green plan"))
+    s = play(s, take(1, "yellow-1", "blue"), end_turn(1))
+    assert column(s, "plans") == [7, 4]
+    refuse(s, discard(0, twelfth), "No 12th green plan")
+
+
+def test_scenario_m_five_players_and_the_parchment_at_the_last_seats_refill():
+    """« Pour 2 à 5 joueurs ». Five players, dice off.
+
+    R1: Ana A-1; Ben A-2; Cy B-1, B-2; Dee A-3, B-3; Eve nothing. A 1-1-0-1-0: a tie, no one; B 0-0-2-1-0:
+    Cy. Totals 1, 1, 3, 2, 0. R2: Eve steals B-1 from Cy and takes B-4: B 0-0-1-1-2, Eve (from Cy).
+    Totals 1, 1, 1, 2, 3. R3: the parchment comes at Eve's refill, the round's last turn; she takes C-1,
+    and the game ends with her turn: C Eve. Totals 1, 1, 1, 2, 5: Eve wins.
+    """
+    for names in (["Ana"], ["Ana", "Ben", "Cy", "Dee", "Eve", "Fay"]):
+        with pytest.raises(IllegalAction) as caught:
+            MONGOLS.start(names, {"dice": False})
+        assert caught.value.short == "2-5 players"
+    s = MONGOLS.start(["Ana", "Ben", "Cy", "Dee", "Eve"], {"dice": False})
+    s = play(s, stop(0), take(0, "A-1", "blue"), end_turn(0), stop(1), take(1, "A-2", "blue"), end_turn(1))
+    s = play(s, stop(2), take(2, "B-1", "blue"), take(2, "B-2", "white"), end_turn(2))
+    s = play(s, stop(3), take(3, "A-3", "blue"), take(3, "B-3", "white"), end_turn(3), stop(4), end_turn(4))
+    assert column(s, "advisors") == [0, 0, 1, 0, 0] and totals(s) == [1, 1, 3, 2, 0]
+    for p in range(4):
+        s = play(s, stop(p), end_turn(p))
+    s = play(s, stop(4), steal(4, "B-1", 2), take(4, "B-4", "blue"), end_turn(4))
+    assert column(s, "advisors") == [0, 0, 0, 0, 1] and totals(s) == [1, 1, 1, 2, 3]
+    for p in range(4):
+        s = play(s, stop(p), end_turn(p))
+    s = play(s, PARCHMENT, stop(4), take(4, "C-1", "blue"))
+    assert not MONGOLS.is_over(s)
+    s = play(s, end_turn(4))
+    assert MONGOLS.is_over(s) and totals(s) == [1, 1, 1, 2, 5] and MONGOLS.winners(s) == [4]
