@@ -748,13 +748,13 @@ def T(*lays, close=None, coachman=False, official=None, discard=False):
     return {"lays": lays, "close": close, "coachman": coachman, "official": official, "discard": discard}
 
 
-def idle(turns):
-    """A seat that keeps starting over: a card of Lodz, then each turn discards it and lays another.
+def idle(turns, city="lodz"):
+    """A seat that keeps starting over: a card of `city`, then each turn discards it and lays another.
 
     "s'il ne veut pas la poser, il doit défausser les cartes de sa route en construction et commencer
     une nouvelle route avec l'une de ses cartes en main."
     """
-    return [T("lodz")] + [T("lodz", discard=True) for _ in range(turns - 1)]
+    return [T(city)] + [T(city, discard=True) for _ in range(turns - 1)]
 
 
 def by_hand_turn(s, p, turn):
@@ -985,3 +985,149 @@ def test_by_hand_outside_baiern_and_the_linked_regions_with_the_postillion_and_t
     s = by_hand(s, {0: route_turns(["linz", "budweis", "pilsen"], ["linz", "pilsen"]), 1: [T("lodz", discard=True)] * 2})
     assert breakdown(s, 0) == {"carriage": 3, "route": 4, "regions": 6 + 2 + 4, "end": 0, "unplaced_houses": -8}
     assert totals(s) == [3 + 4 + 12 - 8, 2 + 3 - 17] == [11, -12]
+
+
+def test_by_hand_officials_one_a_turn_in_the_order_of_the_turn():
+    """ "durant son tour, un joueur ne peut utiliser qu'un seul personnage": the postmaster or the administrator
+    in the draw, the postillion for a second card, the coachman at the closing; never two."""
+    s = game.start(["Ana", "Ben"])
+    # A1. The compulsory postmaster may be recorded, once.
+    s = game.apply(s, {"type": "official", "player": 0, "official": "postmaster"})
+    assert refused(s, {"type": "official", "player": 0, "official": "postmaster"}).short == "Postmaster noted already"
+    s = by_hand(s, {0: [T("ulm")], 1: [T("lodz")]})
+    # A2. The administrator changes the display; then no postillion.
+    s = game.apply(s, {"type": "official", "player": 0, "official": "administrator"})
+    assert refused(s, {"type": "official", "player": 0, "official": "postmaster"}).short == "One official per turn"
+    s = game.apply(s, lay_action(0, "augsburg", "right"))
+    assert refused(s, lay_action(0, "innsbruck", "right")).short == "One official per turn"
+    s = end(s, 0)
+    s = by_hand_turn(s, 1, T("lodz", discard=True))
+    # A3. The postillion lays Salzburg after Innsbruck: then no coachman, and officials come before the cards.
+    s = game.apply(game.apply(s, lay_action(0, "innsbruck", "right")), lay_action(0, "salzburg", "right"))
+    assert refused(s, {"type": "close", "player": 0, "houses": [], "coachman": True}).short == "One official per turn"
+    assert refused(s, {"type": "official", "player": 0, "official": "administrator"}).short == "Officials: before laying"
+    # Four cards: the first carriage, the 3. Houses in Württemberg, Baiern, Tyrol and Salzburg, one each.
+    s = end(game.apply(s, {"type": "close", "player": 0, "houses": ["ulm", "augsburg", "innsbruck", "salzburg"]}), 0)
+    assert breakdown(s, 0) == {"carriage": 2, "route": 0, "regions": 0, "end": 0, "unplaced_houses": -16}
+    # A4: the hand is empty (1 + 1 - 2, cut to 3 at the closing): the postmaster only.
+    s = by_hand_turn(s, 1, T("lodz", discard=True))
+    assert game.prompt(s).options["official"] == ("postmaster",)
+    s = by_hand(s, {0: [T("carlsruhe"), T("mannheim")], 1: [T("lodz", discard=True)] * 2})
+    assert game.prompt(s).options["official"] == ("postmaster", "administrator")
+    # A6. Carlsruhe-Mannheim-Würzburg. With the administrator, three cards do not reach the carriage 4 ...
+    helped = game.apply(game.apply(s, {"type": "official", "player": 0, "official": "administrator"}), lay_action(0, "wuerzburg", "right"))
+    assert refused(helped, {"type": "close", "player": 0, "houses": [], "coachman": True}).short == "One official per turn"
+    assert breakdown(game.apply(helped, {"type": "close", "player": 0, "houses": ["carlsruhe", "mannheim"]}), 0)["carriage"] == 2
+    # ... with the coachman, "même s'il manque 2 cartes Ville", they take the next carriage, the 4 and not the 5,
+    # and no route tile: the route has three cards.
+    s = game.apply(s, lay_action(0, "wuerzburg", "right"))
+    assert game.prompt(s).options["coachman"] == (False, True)
+    s = game.apply(s, {"type": "close", "player": 0, "houses": ["carlsruhe", "mannheim"], "coachman": True})
+    assert game.prompt(s).expects == ("end_turn",)
+    assert breakdown(s, 0) == {"carriage": 3, "route": 0, "regions": 0, "end": 0, "unplaced_houses": -14}
+
+
+#: Five closings that climb to the carriage 7 with the coachman on the last four (3 cards, 3+2, 3+2, 4+2, 5+2):
+#: 18 turns, one card a turn. The last route has 5 cards: the route-5 tile.
+CLIMB = [
+    ["basel", "freiburg", "sigmaringen"],
+    ["sigmaringen", "ulm", "kempten"],
+    ["nuernberg", "regensburg", "ingolstadt"],
+    ["wuerzburg", "nuernberg", "ingolstadt", "muenchen"],
+    ["augsburg", "innsbruck", "salzburg", "linz", "budweis"],
+]
+
+
+def climb(houses):
+    return [turn for i, cities in enumerate(CLIMB) for turn in route_turns(cities, houses[i], coachman=i > 0)]
+
+
+def test_by_hand_the_first_seat_takes_the_seven_and_the_round_is_played_out():
+    """ "Si un joueur récupère sa calèche de valeur 7 ... on termine le tour en cours. Le joueur assis à droite
+    du premier joueur jouera donc en dernier." Ana (seat 0) takes the 7 on her 18th turn: Ben and Cy play
+    their 18th turns, Ben closing a last route, and the game ends after Cy."""
+    ana = climb([["basel", "freiburg", "sigmaringen"], ["ulm", "kempten"], ["nuernberg", "regensburg", "ingolstadt"], ["wuerzburg", "muenchen"], ["augsburg", "innsbruck", "linz", "budweis"]])
+    ben = (
+        route_turns(["carlsruhe", "mannheim", "stuttgart"], ["carlsruhe", "mannheim"])
+        + idle(12)
+        + route_turns(["pilsen", "nuernberg", "stuttgart"], ["lodz", "pilsen", "nuernberg", "stuttgart"])
+    )
+    assert len(ana) == len(ben) == 18
+    s = by_hand(game.start(["Ana", "Ben", "Cy"]), {0: ana[:17], 1: ben[:17], 2: idle(17)})
+    assert breakdown(s, 0) == {"carriage": 7, "route": 0, "regions": 0, "end": 0, "unplaced_houses": -10}
+    s = by_hand_turn(s, 0, ana[17])
+    # 7 cards counted (5 + 2): the carriage 7 (10 points) and "Fin du jeu" (1); 5 cards laid: route 5 (2).
+    assert breakdown(s, 0) == {"carriage": 10, "route": 2, "regions": 0, "end": 1, "unplaced_houses": -6}
+    assert not game.is_over(s) and game.prompt(s).player == 1
+    assert refused(s, lay_action(0, "ulm")).short == "Ben's turn"
+    s = by_hand_turn(s, 1, ben[17])  # Lodz-Pilsen-Nürnberg-Stuttgart: four regions, the carriage 4
+    assert not game.is_over(s) and game.prompt(s).player == 2
+    s = by_hand_turn(s, 2, T("lodz", discard=True))
+    assert game.is_over(s) and game.prompt(s) is None
+    for action in (lay_action(0, "ulm"), {"type": "end_turn", "player": 2}, {"type": "official", "player": 0, "official": "postmaster"}):
+        assert refused(s, action).short == "The game is over"
+    assert totals(s) == [10 + 2 + 1 - 6, 3 - 14, -20] == [7, -11, -20]
+    assert game.winners(s) == [0]
+
+
+def test_by_hand_tie_goes_to_the_nearest_clockwise_from_the_game_end_holder():
+    """ "En cas d'égalité parmi les joueurs qui ont le plus de points, c'est celui qui a récupéré la tuile Bonus
+    'Fin du jeu', ou le plus proche dans le sens des aiguilles d'une montre, qui l'emporte." Four seats: Ben
+    (seat 1) ends the game with the 7 and no house (10 + 2 + 1 - 20 = -7); Ana and Dee tie on -1; clockwise
+    from Ben come Cy, then Dee: Dee wins, not Ana, the first seat."""
+    s = game.start(["Ana", "Ben", "Cy", "Dee"])
+    plans = {
+        # Ana: all 8 Baiern cities in one route: carriage 3 (2), route 7 (4), Baiern (5), 12 houses left: -1
+        0: route_turns(BAIERN_PATH, BAIERN_PATH) + idle(10),
+        1: climb([[], [], [], [], []]),
+        2: idle(18),
+        # Dee, later in the same round: route 7 (3), Baiern (4), carriage 3 (2) = -3; then a 4-card route with one
+        # house: the carriage 4 (3 points, +1) and a house (+1): -1
+        3: route_turns(BAIERN_PATH, BAIERN_PATH) + route_turns(["carlsruhe", "mannheim", "stuttgart", "ulm"], ["ulm"]) + idle(6, "basel"),
+    }
+    s = by_hand(s, plans)
+    assert game.is_over(s)
+    assert breakdown(s, 0) == {"carriage": 2, "route": 4, "regions": 5, "end": 0, "unplaced_houses": -12}
+    assert breakdown(s, 1) == {"carriage": 10, "route": 2, "regions": 0, "end": 1, "unplaced_houses": -20}
+    assert breakdown(s, 3) == {"carriage": 3, "route": 3, "regions": 4, "end": 0, "unplaced_houses": -11}
+    assert totals(s) == [-1, -7, -20, -1]
+    assert game.winners(s) == [3]
+
+
+def test_by_hand_refusals_mid_turn_change_nothing():
+    """Ana has laid Stuttgart after Carlsruhe-Mannheim; every wrong action is refused with a message, and the
+    state is unchanged (the helper compares it before and after)."""
+    s = by_hand(game.start(["Ana", "Ben"]), {0: [T("carlsruhe"), T("mannheim")], 1: idle(2)})
+    stuttgart = card("stuttgart")
+    s = game.apply(s, {"type": "lay", "player": 0, "card": stuttgart, "side": "right"})
+    cases = [
+        (lay_action(1, "ulm"), "Ana's turn"),
+        ({"type": "end_turn", "player": 2}, "No such seat"),
+        ({"type": "lay", "player": 0, "card": {"id": "x-1", "city": "paris"}}, None),
+        ({"type": "lay", "player": 0, "card": {"city": "ulm"}}, None),
+        ({"type": "lay", "player": 0, "card": card("ulm"), "side": "up"}, None),
+        ({"type": "lay", "player": 0, "card": stuttgart, "side": "right"}, "Card in Ana's route"),
+        ({"type": "official", "player": 0, "official": "postillion"}, None),  # the postillion is the second lay itself
+        ({"type": "official", "player": 0, "official": "coachman"}, None),  # the coachman is a flag of the closing
+        ({"type": "draw", "player": 0}, "Unknown action"),
+        ({"type": "close", "player": 0, "houses": "stuttgart"}, None),
+        ({"type": "close", "player": 0, "houses": ["stuttgart"], "coachman": "yes"}, None),
+        ({"type": "close", "player": 0, "houses": [], "extra": 1}, None),
+        ({"type": "close", "player": 0, "houses": ["stuttgart", "stuttgart"]}, "A city named twice"),
+        ({"type": "discard_route", "player": 0}, "Discard before laying"),
+    ]
+    for action, short in cases:
+        problem = refused(s, action)
+        assert short is None or problem.short == short, (action, problem.short)
+    s = game.apply(s, lay_action(0, "ulm", "right"))  # the postillion
+    assert refused(s, lay_action(0, "augsburg", "right")).short == "Two cards laid already"
+    s = game.apply(s, {"type": "close", "player": 0, "houses": ["stuttgart", "ulm"]})
+    for action, short in [
+        (lay_action(0, "lodz"), "Route closed this turn"),
+        ({"type": "close", "player": 0, "houses": []}, "Route needs 3 cards"),
+        ({"type": "discard_route", "player": 0}, "Discard before laying"),
+        ({"type": "official", "player": 0, "official": "postmaster"}, "Officials: before laying"),
+    ]:
+        assert refused(s, action).short == short
+    # Four cards: carriage 3; all of Württemberg: 2 houses.
+    assert totals(end(s, 0)) == [2 - 18, -20]
