@@ -654,7 +654,7 @@ def test_last_house_ends_the_game_and_a_short_supply_places_fewer():
     assert s.tiles[0] == [("route_7", 4), ("baiern", 5), ("route_7", 3), ("outside_baiern", 6), ("wuerttemberg_hohenzollern", 3), ("schweiz_tyrol", 3)]
     s = filler_turn(s, 1)
     s = lay(s, 0, "pilsen", "right")
-    assert refused(s, {"type": "close", "player": 0, "houses": ["linz", "pilsen"]}).short == "Only 1 houses left"
+    assert refused(s, {"type": "close", "player": 0, "houses": ["linz", "pilsen"]}).short == "Only 1 house left"
     assert game.prompt(s).options["house_sets"] == (("linz",), ("pilsen",), ())
     s = end(close(s, 0, ["pilsen"]), 0)
     assert len(s.houses[0]) == 20 and s.end_holder == 0 and not game.is_over(s)
