@@ -1131,3 +1131,37 @@ def test_by_hand_refusals_mid_turn_change_nothing():
         assert refused(s, action).short == short
     # Four cards: carriage 3; all of Württemberg: 2 houses.
     assert totals(end(s, 0)) == [2 - 18, -20]
+
+
+def test_by_hand_the_middle_seat_places_its_last_house_and_the_last_seat_still_plays():
+    """Ben (seat 1 of 3) reaches 20 houses in four routes, laying with the postillion whenever his hand allows.
+    "Le joueur qui termine la partie ... en posant sa dernière maison, prend la tuile Bonus 'Fin du jeu'";
+    Cy, "assis à droite du premier joueur", plays his turn (and closes a route); Ana does not play again.
+    With one house left, Ben cannot complete Böhmen/Salzburg: "si le joueur n'a pas assez de maisons pour en
+    placer dans toutes les villes, il ne gagne pas la tuile Bonus"."""
+    others = ["carlsruhe", "stuttgart", "sigmaringen", "zuerich", "kempten", "innsbruck", "salzburg", "linz", "budweis", "pilsen", "lodz"]
+    ben = [
+        # 8 cards in 6 turns (1, 2, 1, 2, 1, 1): all of Baiern, 8 houses; route 7 (4), Baiern (5), carriage 3
+        T("wuerzburg"), T("nuernberg", "regensburg"), T("passau"), T("muenchen", "ingolstadt"), T("augsburg"),
+        T("kempten", close=BAIERN_PATH),
+        # 11 cards in 7 turns: one house in each region but Baiern (Kempten is his): route 7 (3), Extérieur Baiern (6), carriage 4
+        T(*others[0:2]), T(*others[2:4]), T(others[4]), T(*others[5:7]), T(others[7]), T(*others[8:10]),
+        T("lodz", close=["carlsruhe", "stuttgart", "sigmaringen", "zuerich", "innsbruck", "salzburg", "budweis", "lodz"]),
+        # Ulm-Sigmaringen-Freiburg-Basel: Ulm, Freiburg, Basel (19 houses) complete W/H (3) and Schweiz/Tyrol (3)
+        T("ulm", "sigmaringen"), T("freiburg"), T("basel", close=["ulm", "freiburg", "basel"]),
+        T("linz", "budweis"),
+    ]
+    cy = idle(14) + [T("salzburg", discard=True), T("linz"), T("budweis")]
+    s = by_hand(game.start(["Ana", "Ben", "Cy"]), {0: idle(18, "basel"), 1: ben, 2: cy})
+    assert breakdown(s, 1) == {"carriage": 3, "route": 4 + 3, "regions": 5 + 6 + 3 + 3, "end": 0, "unplaced_houses": -1}
+    s = game.apply(s, lay_action(1, "pilsen", "right"))
+    assert game.prompt(s).options["house_sets"] == (("linz",), ("pilsen",), ())
+    assert refused(s, {"type": "close", "player": 1, "houses": ["linz", "pilsen"]}).short == "Only 1 house left"
+    s = end(game.apply(s, {"type": "close", "player": 1, "houses": ["pilsen"]}), 1)
+    assert breakdown(s, 1) == {"carriage": 3, "route": 7, "regions": 17, "end": 1, "unplaced_houses": 0}
+    assert not game.is_over(s) and game.prompt(s).player == 2
+    # Cy's last turn: Salzburg-Linz-Budweis-Pilsen, one city of each region; four cards, his first carriage, the 3.
+    s = by_hand_turn(s, 2, T("pilsen", close=["salzburg", "budweis"]))
+    assert game.is_over(s) and game.prompt(s) is None
+    assert totals(s) == [-20, 3 + 7 + 17 + 1, 2 - 18] == [-20, 28, -16]
+    assert game.winners(s) == [1]
