@@ -758,6 +758,7 @@ def idle(turns, city="lodz"):
 
 
 def by_hand_turn(s, p, turn):
+    """Seat p plays `turn` (see T) through apply alone, after the prompt confirms it is p's turn."""
     assert game.prompt(s).player == p
     if turn["official"]:
         s = game.apply(s, {"type": "official", "player": p, "official": turn["official"]})
@@ -784,14 +785,17 @@ def by_hand(s, plans):
 
 
 def breakdown(s, seat):
+    """What seat's score is made of, as the scoreboard shows it."""
     return game.scores(s)[seat].breakdown
 
 
 def totals(s):
+    """Every seat's total, seat order."""
     return [score.total for score in game.scores(s)]
 
 
 def lay_action(p, city, side=None):
+    """A lay of a fresh card of `city` by seat p."""
     return {"type": "lay", "player": p, "card": card(city), "side": side}
 
 
@@ -1068,6 +1072,7 @@ def test_by_hand_the_first_seat_takes_the_seven_and_the_round_is_played_out():
         assert refused(s, action).short == "The game is over"
     assert totals(s) == [10 + 2 + 1 - 6, 3 - 14, -20] == [7, -11, -20]
     assert game.winners(s) == [0]
+    assert engines.replay("thurn_und_taxis", ["Ana", "Ben", "Cy"], {}, s.actions) == s  # the log alone gives the game again
 
 
 def test_by_hand_tie_goes_to_the_nearest_clockwise_from_the_game_end_holder():
