@@ -366,7 +366,8 @@ class ThurnUndTaxis(Game):
                 raise IllegalAction(f"House in {name} already", f"{s.players[p]} already has a house in {name}")
         supply = b.houses_per_player - len(s.houses[p])
         if len(houses) > supply:
-            raise IllegalAction(f"Only {supply} houses left", f"{s.players[p]} has {supply} houses left, not {len(houses)}")
+            left = f"{supply} house{'s' * (supply != 1)} left"
+            raise IllegalAction(f"Only {left}", f"{s.players[p]} has {left}, not {len(houses)}")
         regions = {b.region_of[city] for city in houses}
         if len(regions) not in (1, len(houses)) and houses:
             raise IllegalAction("One per region or 1 region", "houses go one per region of the route, or all in one region")

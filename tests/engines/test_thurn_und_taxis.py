@@ -654,7 +654,7 @@ def test_last_house_ends_the_game_and_a_short_supply_places_fewer():
     assert s.tiles[0] == [("route_7", 4), ("baiern", 5), ("route_7", 3), ("outside_baiern", 6), ("wuerttemberg_hohenzollern", 3), ("schweiz_tyrol", 3)]
     s = filler_turn(s, 1)
     s = lay(s, 0, "pilsen", "right")
-    assert refused(s, {"type": "close", "player": 0, "houses": ["linz", "pilsen"]}).short == "Only 1 houses left"
+    assert refused(s, {"type": "close", "player": 0, "houses": ["linz", "pilsen"]}).short == "Only 1 house left"
     assert game.prompt(s).options["house_sets"] == (("linz",), ("pilsen",), ())
     s = end(close(s, 0, ["pilsen"]), 0)
     assert len(s.houses[0]) == 20 and s.end_holder == 0 and not game.is_over(s)
@@ -731,3 +731,442 @@ def test_discarding_then_starting_anew_with_the_postillion():
     assert [c for _, c in s.routes[0]] == ["lodz", "pilsen"] and s.official == "postillion"
     assert "3 cards" in refused(s, {"type": "close", "player": 0, "houses": []}).short
     assert "Two cards" in refused(s, {"type": "lay", "player": 0, "card": card("budweis")}).short
+
+
+# -- scenarios worked by hand from the rule text ------------------------------------------------------
+#
+# Each scenario drives only the calls of game-log.md section 1 (start, apply, scores, prompt, is_over,
+# winners) through a stretch of play; every figure was worked out by hand from rules/002 before the
+# test ran. Table used throughout (map.json): carriage points 3:2, 4:3, 5:5, 6:7, 7:10; stacks top
+# first: route 7 [4, 3, 2, 1], route 6 [3, 2, 1], route 5 [2, 1], Extérieur Baiern [6, 5, 4, 3],
+# Baiern [5, 4, 3, 2], Baden [3, 2, 1], Württemberg/Hohenzollern [3, 2, 1], Schweiz/Tyrol [3, 2, 1],
+# Böhmen/Salzburg [4, 3, 2], Fin du jeu [1]. Each player has 20 houses.
+
+
+def T(*lays, close=None, coachman=False, official=None, discard=False):
+    """One scripted turn: [official], [discard_route], lays (a city, or (city, side)), [close], end_turn."""
+    return {"lays": lays, "close": close, "coachman": coachman, "official": official, "discard": discard}
+
+
+def idle(turns, city="lodz"):
+    """A seat that keeps starting over: a card of `city`, then each turn discards it and lays another.
+
+    "s'il ne veut pas la poser, il doit défausser les cartes de sa route en construction et commencer
+    une nouvelle route avec l'une de ses cartes en main."
+    """
+    return [T(city)] + [T(city, discard=True) for _ in range(turns - 1)]
+
+
+def by_hand_turn(s, p, turn):
+    """Seat p plays `turn` (see T) through apply alone, after the prompt confirms it is p's turn."""
+    assert game.prompt(s).player == p
+    if turn["official"]:
+        s = game.apply(s, {"type": "official", "player": p, "official": turn["official"]})
+    if turn["discard"]:
+        s = game.apply(s, {"type": "discard_route", "player": p})
+    for laid in turn["lays"]:
+        city, side = (laid, None) if isinstance(laid, str) else laid
+        if side is None and "right" in game.prompt(s).options:  # a route lies there: the scripts extend it rightwards
+            side = "right"
+        s = game.apply(s, {"type": "lay", "player": p, "card": card(city), "side": side})
+    if turn["close"] is not None:
+        s = game.apply(s, {"type": "close", "player": p, "houses": list(turn["close"]), "coachman": turn["coachman"]})
+    return game.apply(s, {"type": "end_turn", "player": p})
+
+
+def by_hand(s, plans):
+    """Play each seat's scripted turns in the order the engine's prompt asks for them, until all are done."""
+    plans = {seat: list(turns) for seat, turns in plans.items()}
+    while any(plans.values()):
+        p = game.prompt(s).player
+        assert plans.get(p), f"seat {p} is asked to play but has no turn scripted"
+        s = by_hand_turn(s, p, plans[p].pop(0))
+    return s
+
+
+def breakdown(s, seat):
+    """What seat's score is made of, as the scoreboard shows it."""
+    return game.scores(s)[seat].breakdown
+
+
+def totals(s):
+    """Every seat's total, seat order."""
+    return [score.total for score in game.scores(s)]
+
+
+def lay_action(p, city, side=None):
+    """A lay of a fresh card of `city` by seat p."""
+    return {"type": "lay", "player": p, "card": card(city), "side": side}
+
+
+def test_by_hand_building_a_route_ends_only_fitting_cards_discard_and_start_anew():
+    """Ana builds at the ends of her route, meets each refusal of "Il est interdit de poser", then gives up
+    the route ("s'il ne veut pas la poser, il doit défausser ... et commencer une nouvelle route")."""
+    s = game.start(["Ana", "Ben"])
+    # A1. "lors du premier tour de jeu, chaque joueur doit demander l'aide du chef de poste"
+    assert game.prompt(s).options["official"] == ("postmaster",)
+    s = game.apply(s, lay_action(0, "stuttgart"))
+    assert refused(s, lay_action(0, "ulm")).short == "Empty hand: one card only"
+    s = end(s, 0)
+    s = by_hand_turn(s, 1, T("lodz"))
+    # A2. A one-card route: any neighbour of Stuttgart fits, at either end.
+    neighbours = ("carlsruhe", "ingolstadt", "mannheim", "nuernberg", "sigmaringen", "ulm", "wuerzburg")
+    assert game.prompt(s).options["left"] == game.prompt(s).options["right"] == neighbours
+    s = game.apply(s, lay_action(0, "nuernberg"))
+    # The postillion's second card "doit convenir": Würzburg touches both Stuttgart and Nürnberg, so Ana says where.
+    assert refused(s, lay_action(0, "wuerzburg")).short == "Würzburg: left or right?"
+    s = game.apply(s, lay_action(0, "wuerzburg", "left"))
+    s = end(s, 0)  # 1 in hand + 1 drawn - 2 laid: her hand is empty
+    s = by_hand_turn(s, 1, T("pilsen"))
+    # A3. Empty hand: "il doit demander l'aide du chef de poste. Il ne pourra donc demander l'aide d'aucun autre personnage"
+    prompt = game.prompt(s)
+    assert prompt.options["official"] == ("postmaster",)
+    assert prompt.options["left"] == ("mannheim",) and prompt.options["right"] == ("ingolstadt", "pilsen", "regensburg")
+    assert refused(s, {"type": "official", "player": 0, "official": "administrator"}).short == "Empty hand: postmaster"
+    # "une carte dont la ville ... n'a aucune connexion directe avec la ville se trouvant à droite ou à gauche"
+    assert refused(s, lay_action(0, "innsbruck")).short == "Innsbruck does not fit"
+    # "une carte identique à une carte déjà posée dans la route en construction"
+    assert refused(s, lay_action(0, "stuttgart")).short == "Stuttgart is in the route"
+    # Mannheim touches Würzburg (left end) and Stuttgart (inside): never at the right end, never inside
+    assert refused(s, lay_action(0, "mannheim", "right")).short == "Mannheim doesn't fit right"
+    s = game.apply(s, lay_action(0, "regensburg"))  # only the right end fits: no side needed
+    prompt = game.prompt(s)
+    assert prompt.options["cities"] == ("wuerzburg", "stuttgart", "nuernberg", "regensburg")  # the route, left to right
+    assert prompt.options["coachman"] == (False,)  # the postmaster is her one official this turn
+    assert refused(s, lay_action(0, "ingolstadt")).short == "Empty hand: one card only"
+    assert refused(s, {"type": "close", "player": 0, "houses": [], "coachman": True}).short == "Empty hand: no coachman"
+    s = end(s, 0)
+    # B3. Ben closes Lodz-Pilsen-Budweis with every Böhmen city: carriage 3 (2 points), 2 houses placed.
+    s = by_hand_turn(s, 1, T("budweis", close=["pilsen", "budweis"]))
+    assert breakdown(s, 1) == {"carriage": 2, "route": 0, "regions": 0, "end": 0, "unplaced_houses": -18}
+    # A4. Ana gives up her four cards and starts again with the postillion's help.
+    assert "discard_route" in game.prompt(s).expects
+    s = game.apply(s, {"type": "discard_route", "player": 0})
+    assert game.prompt(s).expects == ("lay",)  # a new route must be started; nothing to discard, too late for officials
+    s = game.apply(s, lay_action(0, "carlsruhe"))
+    assert refused(s, {"type": "discard_route", "player": 0}).short == "Discard before laying"
+    assert refused(s, {"type": "close", "player": 0, "houses": []}).short == "Route needs 3 cards"
+    s = end(game.apply(s, lay_action(0, "freiburg")), 0)
+    s = by_hand_turn(s, 1, T("lodz"))
+    # A5. The hand is empty again (1 + 1 - 2); the new route is Carlsruhe-Freiburg.
+    prompt = game.prompt(s)
+    assert prompt.options["official"] == ("postmaster",)
+    assert prompt.options["left"] == ("mannheim", "stuttgart") and prompt.options["right"] == ("basel", "sigmaringen", "zuerich")
+    assert totals(s) == [-20, 2 - 18]
+
+
+def test_by_hand_houses_one_per_region_or_one_whole_region_and_fewer_by_choice():
+    """Carlsruhe-Mannheim-Stuttgart-Ulm-Augsburg crosses Baden, Württemberg and Baiern. "il peut poser une maison
+    dans une seule ville de chaque région ... OU ... dans toutes les villes qui se trouvent dans une seule région"."""
+    s = by_hand(game.start(["Ana", "Ben"]), {0: [T("carlsruhe"), T("mannheim"), T("stuttgart"), T("ulm")], 1: idle(4)})
+    s = game.apply(s, lay_action(0, "augsburg", "right"))
+    prompt = game.prompt(s)
+    one_per_region = {frozenset({b, w, "augsburg"}) for b in ("carlsruhe", "mannheim") for w in ("stuttgart", "ulm")}
+    whole_region = {frozenset({"carlsruhe", "mannheim"}), frozenset({"stuttgart", "ulm"})}  # Augsburg alone lies in a larger set
+    assert prompt.options["house_sets"][-1] == ()
+    assert {frozenset(h) for h in prompt.options["house_sets"][:-1]} == one_per_region | whole_region
+    for mixed in (["carlsruhe", "mannheim", "stuttgart"], ["carlsruhe", "mannheim", "augsburg"], ["stuttgart", "ulm", "augsburg"]):
+        assert refused(s, {"type": "close", "player": 0, "houses": mixed}).short == "One per region or 1 region"
+    assert refused(s, {"type": "close", "player": 0, "houses": ["lodz"]}).short == "Lodz not on route"
+    # "il peut poser": Ana places two houses where the first way allowed three.
+    s = game.apply(s, {"type": "close", "player": 0, "houses": ["mannheim", "ulm"]})
+    # 5 cards: the route-5 tile (2); the first carriage is the 3 ("Il n'est pas possible de 'sauter' une valeur")
+    assert breakdown(s, 0) == {"carriage": 2, "route": 2, "regions": 0, "end": 0, "unplaced_houses": -18}
+    s = end(s, 0)
+    s = by_hand(s, {1: [T("lodz", discard=True), T("basel", discard=True), T("freiburg")], 0: [T("freiburg"), T("carlsruhe")]})
+    # A8. Freiburg-Carlsruhe-Mannheim: Ana has Mannheim already ("il n'est pas possible de poser une maison dans
+    # une ville où l'on a déjà une maison"), so the largest choice is Baden's two other cities.
+    s = game.apply(s, lay_action(0, "mannheim", "right"))
+    assert game.prompt(s).options["house_sets"] == (("freiburg", "carlsruhe"), ())
+    assert refused(s, {"type": "close", "player": 0, "houses": ["mannheim"]}).short == "House in Mannheim already"
+    s = end(game.apply(s, {"type": "close", "player": 0, "houses": ["freiburg", "carlsruhe"]}), 0)
+    # All three Baden cities, over two routes ("Les maisons peuvent avoir été posées grâce à plusieurs routes"):
+    # Baden 3. Three cards do not reach the carriage 4.
+    assert breakdown(s, 0) == {"carriage": 2, "route": 2, "regions": 3, "end": 0, "unplaced_houses": -16}
+    # B8, A9, B9. Ben closes Basel-Freiburg-Carlsruhe-Mannheim with every Baden city (Ana's houses do not block
+    # him): the next Baden tile, 2; four cards, but his first carriage is the 3.
+    s = by_hand(s, {1: [T("carlsruhe"), T("mannheim", close=["freiburg", "carlsruhe", "mannheim"])], 0: [T("lodz")]})
+    assert breakdown(s, 1) == {"carriage": 2, "route": 0, "regions": 2, "end": 0, "unplaced_houses": -17}
+    assert totals(s) == [2 + 2 + 3 - 16, 2 + 2 - 17] == [-9, -13]
+
+
+def route_turns(cities, houses=(), coachman=False):
+    """The turns that lay `cities` one a turn and close the route on the last, placing `houses`."""
+    return [T(city) for city in cities[:-1]] + [T(cities[-1], close=list(houses), coachman=coachman)]
+
+
+def test_by_hand_route_tiles_go_top_first_fall_back_to_a_shorter_stack_and_run_out():
+    """Three players close 6-card routes (the route-6 stack 3, 2, 1), then 6, 5 and 5 cards.
+    "si une tuile Bonus n'est plus disponible, le joueur prend une tuile Bonus pour la longueur de route
+    inférieure": Ana's second 6 falls back to the route-5 stack (2), Ben's 5 takes its last tile (1), and
+    Cy's 5 finds no stack below: no tile. The carriages go 3 then 4, whatever the length."""
+    first = {
+        0: route_turns(["basel", "zuerich", "kempten", "ulm", "augsburg", "innsbruck"], ["zuerich", "kempten", "ulm", "innsbruck"]),
+        1: route_turns(["lodz", "pilsen", "budweis", "linz", "passau", "regensburg"], ["lodz", "pilsen", "linz", "passau"]),
+        2: route_turns(["mannheim", "wuerzburg", "nuernberg", "ingolstadt", "muenchen", "salzburg"], ["wuerzburg", "nuernberg", "ingolstadt", "muenchen"]),
+    }
+    s = by_hand(game.start(["Ana", "Ben", "Cy"]), first)
+    assert [breakdown(s, seat)["route"] for seat in range(3)] == [3, 2, 1]
+    assert totals(s) == [2 + 3 - 16, 2 + 2 - 16, 2 + 1 - 16] == [-11, -12, -13]
+    second = {
+        0: route_turns(["freiburg", "carlsruhe", "stuttgart", "nuernberg", "regensburg", "muenchen"], ["freiburg", "carlsruhe"]),
+        # Ben and Cy lay a card, then give it up and lay the five cards they close in the same round as Ana, after her.
+        1: [T("lodz"), T("sigmaringen", discard=True)]
+        + route_turns(["stuttgart", "mannheim", "carlsruhe", "freiburg"], ["sigmaringen", "stuttgart", "mannheim"]),
+        2: [T("lodz"), T("basel", discard=True)] + route_turns(["freiburg", "sigmaringen", "ulm", "augsburg"], ["basel", "freiburg", "sigmaringen", "ulm", "augsburg"]),
+    }
+    s = by_hand(s, second)
+    assert breakdown(s, 0) == {"carriage": 3, "route": 3 + 2, "regions": 0, "end": 0, "unplaced_houses": -14}
+    assert breakdown(s, 1) == {"carriage": 3, "route": 2 + 1, "regions": 0, "end": 0, "unplaced_houses": -13}
+    assert breakdown(s, 2) == {"carriage": 3, "route": 1, "regions": 0, "end": 0, "unplaced_houses": -11}
+    assert totals(s) == [-6, -7, -7] and not game.is_over(s)
+
+
+def test_by_hand_region_tiles_over_several_routes_top_first_once_per_player():
+    """Württemberg/Hohenzollern (Stuttgart, Ulm, Sigmaringen) cannot be won with one route of those three
+    cities: one per region gives two houses, a whole region two. Ana needs two routes and takes the 3; Ben
+    takes the Baden 3, then the W/H 2. "un joueur ne peut récupérer qu'une seule tuile Bonus pour chaque
+    région": Ana, still qualified at her next closing, takes no second W/H tile."""
+    s = game.start(["Ana", "Ben"])
+    s = by_hand(s, {0: [T("stuttgart"), T("ulm")], 1: route_turns(["freiburg", "carlsruhe", "mannheim"], ["freiburg", "carlsruhe", "mannheim"])[:2]})
+    s = game.apply(s, lay_action(0, "sigmaringen", "right"))
+    pairs = {("stuttgart", "sigmaringen"), ("ulm", "sigmaringen"), ("stuttgart", "ulm")}
+    assert set(game.prompt(s).options["house_sets"]) == pairs | {()}
+    assert refused(s, {"type": "close", "player": 0, "houses": ["stuttgart", "ulm", "sigmaringen"]}).short == "One per region or 1 region"
+    s = end(game.apply(s, {"type": "close", "player": 0, "houses": ["stuttgart", "ulm"]}), 0)
+    s = by_hand_turn(s, 1, T("mannheim", close=["freiburg", "carlsruhe", "mannheim"]))
+    assert breakdown(s, 1)["regions"] == 3  # Baden, top tile
+    s = by_hand(
+        s,
+        {
+            0: [T("carlsruhe"), T("mannheim"), T("stuttgart")],
+            1: route_turns(["stuttgart", "ulm", "kempten"], ["stuttgart", "ulm"]),
+        },
+    )
+    # A7. Carlsruhe-Mannheim-Stuttgart-Sigmaringen: Stuttgart is Ana's already; one per region is a Baden city and Sigmaringen.
+    s = game.apply(s, lay_action(0, "sigmaringen", "right"))
+    assert set(game.prompt(s).options["house_sets"]) == {("carlsruhe", "sigmaringen"), ("mannheim", "sigmaringen"), ("carlsruhe", "mannheim"), ()}
+    assert refused(s, {"type": "close", "player": 0, "houses": ["stuttgart", "sigmaringen"]}).short == "House in Stuttgart already"
+    s = end(game.apply(s, {"type": "close", "player": 0, "houses": ["mannheim", "sigmaringen"]}), 0)
+    assert breakdown(s, 0) == {"carriage": 3, "route": 0, "regions": 3, "end": 0, "unplaced_houses": -16}  # W/H 3; 4 cards: carriage 4
+    s = by_hand(
+        s,
+        {
+            1: route_turns(["freiburg", "sigmaringen", "kempten"], ["sigmaringen", "kempten"]) + [T("lodz")],
+            0: route_turns(["basel", "zuerich", "sigmaringen"], ["basel", "zuerich"]),
+        },
+    )
+    # Ben: Baden 3 + W/H 2 (the second tile); carriage 3 only (his 3-card routes never reach the 4).
+    assert breakdown(s, 1) == {"carriage": 2, "route": 0, "regions": 3 + 2, "end": 0, "unplaced_houses": -13}
+    # Ana: no second W/H tile although one is left; Schweiz/Tyrol needs Innsbruck too. Carriage stays the 4.
+    assert breakdown(s, 0) == {"carriage": 3, "route": 0, "regions": 3, "end": 0, "unplaced_houses": -14}
+    assert totals(s) == [-8, -6]
+
+
+def test_by_hand_outside_baiern_and_the_linked_regions_with_the_postillion_and_the_coachman():
+    """Ana lays an 11-card route in 8 turns (the postillion every other turn, the compulsory postmaster after
+    each empty hand) and places one house in each region but Baiern: "au moins une maison dans une ville de
+    chaque région autre que Bavière" gives the Extérieur Baiern 6 at once, with the route-7 tile (4). Ben took
+    Schweiz/Tyrol first (3), so Ana's is the 2; Böhmen/Salzburg (4) comes with her third route."""
+    ana_route = ["carlsruhe", "stuttgart", "sigmaringen", "zuerich", "kempten", "innsbruck", "salzburg", "linz", "budweis", "pilsen", "lodz"]
+    cadence = [ana_route[0:1], ana_route[1:3], ana_route[3:4], ana_route[4:6], ana_route[6:7], ana_route[7:9], ana_route[9:10]]
+    s = game.start(["Ana", "Ben"])
+    ben = route_turns(["innsbruck", "kempten", "zuerich"], ["innsbruck", "zuerich"]) + route_turns(["basel", "freiburg", "sigmaringen"], ["basel"])
+    s = by_hand(s, {0: [T(*cities) for cities in cadence], 1: ben + [T("lodz")]})
+    assert breakdown(s, 1) == {"carriage": 2, "route": 0, "regions": 3, "end": 0, "unplaced_houses": -17}  # S/T 3
+    s = game.apply(s, lay_action(0, "lodz", "right"))
+    sets = game.prompt(s).options["house_sets"]
+    # one city in each of the 9 regions crossed: Salzburg and Böhmen have two route cities each, so 4 ways
+    assert [len(h) for h in sets] == [9, 9, 9, 9, 2, 2, 0]
+    outside = ["carlsruhe", "stuttgart", "sigmaringen", "zuerich", "innsbruck", "salzburg", "budweis", "lodz"]
+    s = end(game.apply(s, {"type": "close", "player": 0, "houses": outside}), 0)
+    assert breakdown(s, 0) == {"carriage": 2, "route": 4, "regions": 6, "end": 0, "unplaced_houses": -12}
+    # Basel-Freiburg-Carlsruhe with the coachman: 3 cards count 5 for the carriage 4, and no route tile.
+    # Basel completes Schweiz/Tyrol (Basel, Zürich, Innsbruck): the next tile, 2. Baden still lacks Mannheim.
+    s = by_hand(s, {1: [T("lodz", discard=True)] * 4, 0: route_turns(["basel", "freiburg", "carlsruhe"], ["basel", "freiburg"], coachman=True)})
+    assert breakdown(s, 0) == {"carriage": 3, "route": 4, "regions": 6 + 2, "end": 0, "unplaced_houses": -10}
+    # Linz-Budweis-Pilsen: Linz (Salzburg) and Pilsen (Böhmen) complete Böhmen/Salzburg: 4. Three cards: no carriage 5.
+    s = by_hand(s, {0: route_turns(["linz", "budweis", "pilsen"], ["linz", "pilsen"]), 1: [T("lodz", discard=True)] * 2})
+    assert breakdown(s, 0) == {"carriage": 3, "route": 4, "regions": 6 + 2 + 4, "end": 0, "unplaced_houses": -8}
+    assert totals(s) == [3 + 4 + 12 - 8, 2 + 3 - 17] == [11, -12]
+
+
+def test_by_hand_officials_one_a_turn_in_the_order_of_the_turn():
+    """ "durant son tour, un joueur ne peut utiliser qu'un seul personnage": the postmaster or the administrator
+    in the draw, the postillion for a second card, the coachman at the closing; never two."""
+    s = game.start(["Ana", "Ben"])
+    # A1. The compulsory postmaster may be recorded, once.
+    s = game.apply(s, {"type": "official", "player": 0, "official": "postmaster"})
+    assert refused(s, {"type": "official", "player": 0, "official": "postmaster"}).short == "Postmaster noted already"
+    s = by_hand(s, {0: [T("ulm")], 1: [T("lodz")]})
+    # A2. The administrator changes the display; then no postillion.
+    s = game.apply(s, {"type": "official", "player": 0, "official": "administrator"})
+    assert refused(s, {"type": "official", "player": 0, "official": "postmaster"}).short == "One official per turn"
+    s = game.apply(s, lay_action(0, "augsburg", "right"))
+    assert refused(s, lay_action(0, "innsbruck", "right")).short == "One official per turn"
+    s = end(s, 0)
+    s = by_hand_turn(s, 1, T("lodz", discard=True))
+    # A3. The postillion lays Salzburg after Innsbruck: then no coachman, and officials come before the cards.
+    s = game.apply(game.apply(s, lay_action(0, "innsbruck", "right")), lay_action(0, "salzburg", "right"))
+    assert refused(s, {"type": "close", "player": 0, "houses": [], "coachman": True}).short == "One official per turn"
+    assert refused(s, {"type": "official", "player": 0, "official": "administrator"}).short == "Officials: before laying"
+    # Four cards: the first carriage, the 3. Houses in Württemberg, Baiern, Tyrol and Salzburg, one each.
+    s = end(game.apply(s, {"type": "close", "player": 0, "houses": ["ulm", "augsburg", "innsbruck", "salzburg"]}), 0)
+    assert breakdown(s, 0) == {"carriage": 2, "route": 0, "regions": 0, "end": 0, "unplaced_houses": -16}
+    # A4: the hand is empty (1 + 1 - 2, cut to 3 at the closing): the postmaster only.
+    s = by_hand_turn(s, 1, T("lodz", discard=True))
+    assert game.prompt(s).options["official"] == ("postmaster",)
+    s = by_hand(s, {0: [T("carlsruhe"), T("mannheim")], 1: [T("lodz", discard=True)] * 2})
+    assert game.prompt(s).options["official"] == ("postmaster", "administrator")
+    # A6. Carlsruhe-Mannheim-Würzburg. With the administrator, three cards do not reach the carriage 4 ...
+    helped = game.apply(game.apply(s, {"type": "official", "player": 0, "official": "administrator"}), lay_action(0, "wuerzburg", "right"))
+    assert refused(helped, {"type": "close", "player": 0, "houses": [], "coachman": True}).short == "One official per turn"
+    assert breakdown(game.apply(helped, {"type": "close", "player": 0, "houses": ["carlsruhe", "mannheim"]}), 0)["carriage"] == 2
+    # ... with the coachman, "même s'il manque 2 cartes Ville", they take the next carriage, the 4 and not the 5,
+    # and no route tile: the route has three cards.
+    s = game.apply(s, lay_action(0, "wuerzburg", "right"))
+    assert game.prompt(s).options["coachman"] == (False, True)
+    s = game.apply(s, {"type": "close", "player": 0, "houses": ["carlsruhe", "mannheim"], "coachman": True})
+    assert game.prompt(s).expects == ("end_turn",)
+    assert breakdown(s, 0) == {"carriage": 3, "route": 0, "regions": 0, "end": 0, "unplaced_houses": -14}
+
+
+#: Five closings that climb to the carriage 7 with the coachman on the last four (3 cards, 3+2, 3+2, 4+2, 5+2):
+#: 18 turns, one card a turn. The last route has 5 cards: the route-5 tile.
+CLIMB = [
+    ["basel", "freiburg", "sigmaringen"],
+    ["sigmaringen", "ulm", "kempten"],
+    ["nuernberg", "regensburg", "ingolstadt"],
+    ["wuerzburg", "nuernberg", "ingolstadt", "muenchen"],
+    ["augsburg", "innsbruck", "salzburg", "linz", "budweis"],
+]
+
+
+def climb(houses):
+    return [turn for i, cities in enumerate(CLIMB) for turn in route_turns(cities, houses[i], coachman=i > 0)]
+
+
+def test_by_hand_the_first_seat_takes_the_seven_and_the_round_is_played_out():
+    """ "Si un joueur récupère sa calèche de valeur 7 ... on termine le tour en cours. Le joueur assis à droite
+    du premier joueur jouera donc en dernier." Ana (seat 0) takes the 7 on her 18th turn: Ben and Cy play
+    their 18th turns, Ben closing a last route, and the game ends after Cy."""
+    ana = climb([["basel", "freiburg", "sigmaringen"], ["ulm", "kempten"], ["nuernberg", "regensburg", "ingolstadt"], ["wuerzburg", "muenchen"], ["augsburg", "innsbruck", "linz", "budweis"]])
+    ben = (
+        route_turns(["carlsruhe", "mannheim", "stuttgart"], ["carlsruhe", "mannheim"])
+        + idle(12)
+        + route_turns(["pilsen", "nuernberg", "stuttgart"], ["lodz", "pilsen", "nuernberg", "stuttgart"])
+    )
+    assert len(ana) == len(ben) == 18
+    s = by_hand(game.start(["Ana", "Ben", "Cy"]), {0: ana[:17], 1: ben[:17], 2: idle(17)})
+    assert breakdown(s, 0) == {"carriage": 7, "route": 0, "regions": 0, "end": 0, "unplaced_houses": -10}
+    s = by_hand_turn(s, 0, ana[17])
+    # 7 cards counted (5 + 2): the carriage 7 (10 points) and "Fin du jeu" (1); 5 cards laid: route 5 (2).
+    assert breakdown(s, 0) == {"carriage": 10, "route": 2, "regions": 0, "end": 1, "unplaced_houses": -6}
+    assert not game.is_over(s) and game.prompt(s).player == 1
+    assert refused(s, lay_action(0, "ulm")).short == "Ben's turn"
+    s = by_hand_turn(s, 1, ben[17])  # Lodz-Pilsen-Nürnberg-Stuttgart: four regions, the carriage 4
+    assert not game.is_over(s) and game.prompt(s).player == 2
+    s = by_hand_turn(s, 2, T("lodz", discard=True))
+    assert game.is_over(s) and game.prompt(s) is None
+    for action in (lay_action(0, "ulm"), {"type": "end_turn", "player": 2}, {"type": "official", "player": 0, "official": "postmaster"}):
+        assert refused(s, action).short == "The game is over"
+    assert totals(s) == [10 + 2 + 1 - 6, 3 - 14, -20] == [7, -11, -20]
+    assert game.winners(s) == [0]
+    assert engines.replay("thurn_und_taxis", ["Ana", "Ben", "Cy"], {}, s.actions) == s  # the log alone gives the game again
+
+
+def test_by_hand_tie_goes_to_the_nearest_clockwise_from_the_game_end_holder():
+    """ "En cas d'égalité parmi les joueurs qui ont le plus de points, c'est celui qui a récupéré la tuile Bonus
+    'Fin du jeu', ou le plus proche dans le sens des aiguilles d'une montre, qui l'emporte." Four seats: Ben
+    (seat 1) ends the game with the 7 and no house (10 + 2 + 1 - 20 = -7); Ana and Dee tie on -1; clockwise
+    from Ben come Cy, then Dee: Dee wins, not Ana, the first seat."""
+    s = game.start(["Ana", "Ben", "Cy", "Dee"])
+    plans = {
+        # Ana: all 8 Baiern cities in one route: carriage 3 (2), route 7 (4), Baiern (5), 12 houses left: -1
+        0: route_turns(BAIERN_PATH, BAIERN_PATH) + idle(10),
+        1: climb([[], [], [], [], []]),
+        2: idle(18),
+        # Dee, later in the same round: route 7 (3), Baiern (4), carriage 3 (2) = -3; then a 4-card route with one
+        # house: the carriage 4 (3 points, +1) and a house (+1): -1
+        3: route_turns(BAIERN_PATH, BAIERN_PATH) + route_turns(["carlsruhe", "mannheim", "stuttgart", "ulm"], ["ulm"]) + idle(6, "basel"),
+    }
+    s = by_hand(s, plans)
+    assert game.is_over(s)
+    assert breakdown(s, 0) == {"carriage": 2, "route": 4, "regions": 5, "end": 0, "unplaced_houses": -12}
+    assert breakdown(s, 1) == {"carriage": 10, "route": 2, "regions": 0, "end": 1, "unplaced_houses": -20}
+    assert breakdown(s, 3) == {"carriage": 3, "route": 3, "regions": 4, "end": 0, "unplaced_houses": -11}
+    assert totals(s) == [-1, -7, -20, -1]
+    assert game.winners(s) == [3]
+
+
+def test_by_hand_refusals_mid_turn_change_nothing():
+    """Ana has laid Stuttgart after Carlsruhe-Mannheim; every wrong action is refused with a message, and the
+    state is unchanged (the helper compares it before and after)."""
+    s = by_hand(game.start(["Ana", "Ben"]), {0: [T("carlsruhe"), T("mannheim")], 1: idle(2)})
+    stuttgart = card("stuttgart")
+    s = game.apply(s, {"type": "lay", "player": 0, "card": stuttgart, "side": "right"})
+    cases = [
+        (lay_action(1, "ulm"), "Ana's turn"),
+        ({"type": "end_turn", "player": 2}, "No such seat"),
+        ({"type": "lay", "player": 0, "card": {"id": "x-1", "city": "paris"}}, None),
+        ({"type": "lay", "player": 0, "card": {"city": "ulm"}}, None),
+        ({"type": "lay", "player": 0, "card": card("ulm"), "side": "up"}, None),
+        ({"type": "lay", "player": 0, "card": stuttgart, "side": "right"}, "Card in Ana's route"),
+        ({"type": "official", "player": 0, "official": "postillion"}, None),  # the postillion is the second lay itself
+        ({"type": "official", "player": 0, "official": "coachman"}, None),  # the coachman is a flag of the closing
+        ({"type": "draw", "player": 0}, "Unknown action"),
+        ({"type": "close", "player": 0, "houses": "stuttgart"}, None),
+        ({"type": "close", "player": 0, "houses": ["stuttgart"], "coachman": "yes"}, None),
+        ({"type": "close", "player": 0, "houses": [], "extra": 1}, None),
+        ({"type": "close", "player": 0, "houses": ["stuttgart", "stuttgart"]}, "A city named twice"),
+        ({"type": "discard_route", "player": 0}, "Discard before laying"),
+    ]
+    for action, short in cases:
+        problem = refused(s, action)
+        assert short is None or problem.short == short, (action, problem.short)
+    s = game.apply(s, lay_action(0, "ulm", "right"))  # the postillion
+    assert refused(s, lay_action(0, "augsburg", "right")).short == "Two cards laid already"
+    s = game.apply(s, {"type": "close", "player": 0, "houses": ["stuttgart", "ulm"]})
+    for action, short in [
+        (lay_action(0, "lodz"), "Route closed this turn"),
+        ({"type": "close", "player": 0, "houses": []}, "Route needs 3 cards"),
+        ({"type": "discard_route", "player": 0}, "Discard before laying"),
+        ({"type": "official", "player": 0, "official": "postmaster"}, "Officials: before laying"),
+    ]:
+        assert refused(s, action).short == short
+    # Four cards: carriage 3; all of Württemberg: 2 houses.
+    assert totals(end(s, 0)) == [2 - 18, -20]
+
+
+def test_by_hand_the_middle_seat_places_its_last_house_and_the_last_seat_still_plays():
+    """Ben (seat 1 of 3) reaches 20 houses in four routes, laying with the postillion whenever his hand allows.
+    "Le joueur qui termine la partie ... en posant sa dernière maison, prend la tuile Bonus 'Fin du jeu'";
+    Cy, "assis à droite du premier joueur", plays his turn (and closes a route); Ana does not play again.
+    With one house left, Ben cannot complete Böhmen/Salzburg: "si le joueur n'a pas assez de maisons pour en
+    placer dans toutes les villes, il ne gagne pas la tuile Bonus"."""
+    others = ["carlsruhe", "stuttgart", "sigmaringen", "zuerich", "kempten", "innsbruck", "salzburg", "linz", "budweis", "pilsen", "lodz"]
+    ben = [
+        # 8 cards in 6 turns (1, 2, 1, 2, 1, 1): all of Baiern, 8 houses; route 7 (4), Baiern (5), carriage 3
+        T("wuerzburg"), T("nuernberg", "regensburg"), T("passau"), T("muenchen", "ingolstadt"), T("augsburg"),
+        T("kempten", close=BAIERN_PATH),
+        # 11 cards in 7 turns: one house in each region but Baiern (Kempten is his): route 7 (3), Extérieur Baiern (6), carriage 4
+        T(*others[0:2]), T(*others[2:4]), T(others[4]), T(*others[5:7]), T(others[7]), T(*others[8:10]),
+        T("lodz", close=["carlsruhe", "stuttgart", "sigmaringen", "zuerich", "innsbruck", "salzburg", "budweis", "lodz"]),
+        # Ulm-Sigmaringen-Freiburg-Basel: Ulm, Freiburg, Basel (19 houses) complete W/H (3) and Schweiz/Tyrol (3)
+        T("ulm", "sigmaringen"), T("freiburg"), T("basel", close=["ulm", "freiburg", "basel"]),
+        T("linz", "budweis"),
+    ]
+    cy = idle(14) + [T("salzburg", discard=True), T("linz"), T("budweis")]
+    s = by_hand(game.start(["Ana", "Ben", "Cy"]), {0: idle(18, "basel"), 1: ben, 2: cy})
+    assert breakdown(s, 1) == {"carriage": 3, "route": 4 + 3, "regions": 5 + 6 + 3 + 3, "end": 0, "unplaced_houses": -1}
+    s = game.apply(s, lay_action(1, "pilsen", "right"))
+    assert game.prompt(s).options["house_sets"] == (("linz",), ("pilsen",), ())
+    assert refused(s, {"type": "close", "player": 1, "houses": ["linz", "pilsen"]}).short == "Only 1 house left"
+    s = end(game.apply(s, {"type": "close", "player": 1, "houses": ["pilsen"]}), 1)
+    assert breakdown(s, 1) == {"carriage": 3, "route": 7, "regions": 17, "end": 1, "unplaced_houses": 0}
+    assert not game.is_over(s) and game.prompt(s).player == 2
+    # Cy's last turn: Salzburg-Linz-Budweis-Pilsen, one city of each region; four cards, his first carriage, the 3.
+    s = by_hand_turn(s, 2, T("pilsen", close=["salzburg", "budweis"]))
+    assert game.is_over(s) and game.prompt(s) is None
+    assert totals(s) == [-20, 3 + 7 + 17 + 1, 2 - 18] == [-20, 28, -16]
+    assert game.winners(s) == [1]
