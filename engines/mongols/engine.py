@@ -8,8 +8,9 @@ Choices where the contract is silent, as a player at the table expects them:
 - Rounds always start at seat 0: the rule text gives the first-player pawn to the youngest player
   and never moves it.
 - Plan colours are free labels learned as cards appear; a sixth colour, or a twelfth card of a
-  colour ("11 cartes Plan de 5 couleurs"), is refused. A card id keeps the colour it was first seen with. A card taken or discarded is never taken again; a discarded
-  card is out of the game ("Cette carte ne pourra plus être gagnée").
+  colour ("11 cartes Plan de 5 couleurs"), is refused. A card id keeps the colour it was first
+  seen with. A card taken or discarded is never taken again; a discarded card is out of the game
+  ("Cette carte ne pourra plus être gagnée").
 - `take` names the market gem (blue, white, pink) whose pair of cards it comes from; one take per
   gem and one steal per turn, only after `stop`, in any order, each optional.
 - With dice, `stop` needs a completed colour: "Si le joueur a abaissé l'ensemble des gemmes d'une
