@@ -230,7 +230,7 @@ class Mongols(Game):
         check.no_extra_keys(a, ("card",))
         card = check.field(a, "card", dict, optional=True)
         if card is not None:
-            check.field(card, "id", str)
+            check.field(card, "id", str, what="card")
             if card.get("parchment") is not True:
                 raise IllegalAction("Not the parchment", f"{card!r} is not the parchment card")
         if s.parchment:
@@ -372,8 +372,8 @@ class Mongols(Game):
         card = check.field(a, "card", dict)
         if card.get("parchment") not in (None, False):
             raise IllegalAction("Parchment: not a plan", "the parchment is not a plan card: record it with 'parchment'")
-        card_id = check.field(card, "id", str)
-        colour = check.field(card, "color", str)
+        card_id = check.field(card, "id", str, what="card")
+        colour = check.field(card, "color", str, what="card")
         if not card_id.strip() or not colour.strip():
             raise IllegalAction("Card: empty id/colour", f"a plan card needs an id and a colour: {card!r}")
         known = s.cards.get(card_id)

@@ -316,8 +316,8 @@ class ThurnUndTaxis(Game):
     @staticmethod
     def _card(a: dict) -> tuple[str, str]:
         card = check.field(a, "card", dict)
-        card_id = check.field(card, "id", str)
-        city = check.one_of(check.field(card, "city", str), board().cities, "city")
+        card_id = check.field(card, "id", str, what="card")
+        city = check.one_of(check.field(card, "city", str, what="card"), board().cities, "city")
         return card_id, city
 
     def _side(self, s: TnTState, route: list[tuple[str, str]], city: str, side: str | None) -> str:

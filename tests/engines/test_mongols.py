@@ -1103,3 +1103,16 @@ def test_scenario_m_five_players_and_the_parchment_at_the_last_seats_refill():
     assert not MONGOLS.is_over(s)
     s = play(s, end_turn(4))
     assert MONGOLS.is_over(s) and totals(s) == [1, 1, 1, 2, 5] and MONGOLS.winners(s) == [4]
+
+
+@pytest.mark.parametrize("card, short, detail", [
+    ({"color": "red"}, "Card: no 'id'", "card {'color': 'red'} needs the field 'id'"),
+    ({"id": "r1"}, "Card: no 'color'", "card {'id': 'r1'} needs the field 'color'"),
+    ({"id": 7, "color": "red"}, "Card: bad 'id'", "field 'id' of card {'id': 7, 'color': 'red'} must be"),
+])
+def test_a_malformed_plan_card_is_refused_naming_the_card_not_the_action(card, short, detail):
+    s = act(start(), "stop", 0)
+    error = refused(s, "take", 0, card=card, gem="blue")
+    assert error.short == short and detail in str(error)
+    error = refused(start(), "parchment", card={"parchment": True})
+    assert error.short == "Card: no 'id'"

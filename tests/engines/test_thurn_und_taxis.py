@@ -1170,3 +1170,12 @@ def test_by_hand_the_middle_seat_places_its_last_house_and_the_last_seat_still_p
     assert game.is_over(s) and game.prompt(s) is None
     assert totals(s) == [-20, 3 + 7 + 17 + 1, 2 - 18] == [-20, 28, -16]
     assert game.winners(s) == [1]
+
+
+@pytest.mark.parametrize("bad, short, detail", [
+    ({"city": "Ulm"}, "Card: no 'id'", "card {'city': 'Ulm'} needs the field 'id'"),
+    ({"id": "c1"}, "Card: no 'city'", "card {'id': 'c1'} needs the field 'city'"),
+])
+def test_a_malformed_city_card_is_refused_naming_the_card_not_the_action(bad, short, detail):
+    error = refused(game.start(["Ana", "Ben"], {}), {"type": "lay", "player": 0, "card": bad})
+    assert error.short == short and detail in str(error)
