@@ -1180,6 +1180,11 @@ class Table:
     def play(self, p: int, *cards):
         return self.do("play", player=p, cards=list(cards))
 
+    def outs(self, *seats: int):
+        """These seats withdraw, in this order."""
+        for p in seats:
+            self.out(p)
+
     def out(self, p: int):
         return self.do("withdraw", player=p)
 
@@ -1282,17 +1287,14 @@ def test_scenario_b_palace_chains_and_goods_over_four_rounds():
     # Round 1, s01 (first: Ana). Ana alone wins vizier and monk.
     t.visit("s01", 1, ["rice"])
     t.play(0, card("red", "vizier", "monk"))
-    t.out(1)
-    t.out(2)
-    t.out(0)
+    t.outs(1, 2, 0)
     t.palace(0, "s01-2")
     t.palace(0, "s01-3", {"kind": "points"})
     assert t.totals() == [3, 0, 0]  # bonus 2, palaces 1
     # Round 2, s05 (first: Ben). Ana wins general and the province tile [tea, spice].
     t.visit("s05", 2, ["tea", "spice"])
     assert t.prompt.player == 1
-    t.out(1)
-    t.out(2)
+    t.outs(1, 2)
     t.play(0, card("red", "general", "elephant"))
     t.out(0)
     # s05-1 (fortress) touches s01-3 (Ana's): s01 joins. Bonus tea: tea 1 -> 1. Tile: tea 2 + spice 1 = 3.
@@ -1336,8 +1338,7 @@ def test_scenario_b_palace_chains_and_goods_over_four_rounds():
     assert t.totals() == [16, 7, 2]
     # The viziers of rounds 1 and 4 buy the +1 mogul card; the monks bought the colour change card.
     t.visit("s04", 5, ["rice", "jewels"])
-    t.out(1)
-    t.out(2)
+    t.outs(1, 2)
     assert t.prompt.player == 0 and t.prompt.options["specials"] == ("mogul", "color_change")
     t.replayed()
 
@@ -1353,14 +1354,12 @@ def test_scenario_c_special_cards_change_hands_and_count_as_symbols():
     t = Table(3)
     t.visit("s01", 1, ["rice"])
     t.play(0, card("red", "general", "elephant"))
-    t.out(1)
-    t.out(2)
+    t.outs(1, 2)
     t.out(0)  # general, province
     t.palace(0, "s01-2")
     assert t.breakdown(0) == pts(palaces=1, province=1)
     t.visit("s02", 2, ["rice", "tea"])
-    t.out(1)
-    t.out(2)
+    t.outs(1, 2)
     assert "Not your +1 elephant" in t.refuse(
         "play", player=0, cards=[card("red", "general", "monk"), special("elephant")]
     )  # not yet hers: the exchange comes at the end of a round
@@ -1650,14 +1649,11 @@ def test_scenario_g_the_points_and_colour_change_cards():
     t = Table(3)
     t.visit("s01", 1, ["rice"])
     t.play(0, card("red", "princess", "monk"))
-    t.out(1)
-    t.out(2)
-    t.out(0)
+    t.outs(1, 2, 0)
     t.palace(0, "s01-2")
     t.palace(0, "s01-4")
     t.visit("s02", 2, ["rice", "tea"])
-    t.out(1)
-    t.out(2)
+    t.outs(1, 2)
     t.play(0, card("red", "princess", "monk"))
     t.out(0)
     t.palace(0, "s02-2")  # touches s02-1, s02-3, s03-4: no chain (s02-4 is the one next to s01-2)
@@ -1709,8 +1705,7 @@ def test_scenario_h_without_a_board_the_players_count_the_chain():
     assert t.prompt.expects == ("visit",) and t.prompt.options == {}  # no province list to offer
     t.visit("Lahore", 1, ["rice"])
     t.play(0, card("red", "vizier", "mogul"))
-    t.out(1)
-    t.out(2)
+    t.outs(1, 2)
     t.out(0)  # vizier and the crown
     assert t.refuse("palace", player=0, city="fort", bonus={"kind": "taj"}) == "Taj Mahal: Agra's fortress"
     t.palace(0, "fort", {"kind": "points"})
@@ -1720,8 +1715,7 @@ def test_scenario_h_without_a_board_the_players_count_the_chain():
     t.do("chain", player=0, provinces=0)
     assert t.breakdown(0) == pts(palaces=1, bonus=2)
     t.visit("Multan", 2, ["rice", "tea"])
-    t.out(1)
-    t.out(2)
+    t.outs(1, 2)
     t.play(0, card("red", "vizier", "monk"))
     t.play(0, card("red", "general", "princess"))
     t.play(0, card("red", "mogul", "elephant"))
@@ -1752,14 +1746,11 @@ def test_scenario_i_agra_five_cities_four_palaces_a_crown_the_taj_and_a_chain_in
     t = Table(3)
     t.visit("s02", 1, ["rice"])
     t.play(0, card("red", "vizier", "monk"))
-    t.out(1)
-    t.out(2)
-    t.out(0)
+    t.outs(1, 2, 0)
     t.palace(0, "s02-3", {"kind": "points"})
     t.palace(0, "s02-2")
     t.visit("s06", 2, ["tea", "spice"])
-    t.out(1)
-    t.out(2)
+    t.outs(1, 2)
     t.play(0, card("red", "vizier", "elephant"))
     t.out(0)
     t.palace(0, "s06-4")  # touches s06-1, s06-3 and agra-2, empty: no chain
@@ -1767,8 +1758,7 @@ def test_scenario_i_agra_five_cities_four_palaces_a_crown_the_taj_and_a_chain_in
     t.visit("s09", 3, ["rice", "jewels"])
     t.out(2)
     t.play(0, card("red", "general", "princess"))
-    t.out(1)
-    t.out(0)
+    t.outs(1, 0)
     t.palace(0, "s09-1", {"kind": "goods", "goods": "rice"})  # her first rice (round 1 gave her no tile): 1
     t.palace(0, "s09-2")  # s09-1 touches agra-3, s09-2 touches s10-4: both empty
     assert t.breakdown(0) == pts(palaces=3, bonus=3, province=2)
