@@ -17,6 +17,7 @@ import dataclasses
 import logging
 import os
 import re
+import select
 import shutil
 import sys
 import termios
@@ -33,6 +34,8 @@ from .sim import catalogue
 KEYS = {"w": "withdraw", "p": "pass", "u": "undo", "n": "next", "o": "ok", "\r": "ok", "\n": "ok"}
 HELP = "w withdraw · p pass · u undo · n/→ next · o/Enter ok · m menu · ? what to tap · /name tap it · Ctrl-C quits"
 ARROWS = {"C": 1, "D": -1, "A": -1, "B": 1}  # right, left, up, down
+#: how long an Esc waits for the rest of an arrow's sequence (vim's ttimeoutlen is 100 ms too)
+ESC_WAIT_S = 0.1
 _SGR = re.compile(r"(\x1b\[[0-9;]*m)")
 
 
@@ -305,7 +308,9 @@ class Console:
 
 
 def keys(fd: int):
-    """The keys typed on a terminal's file descriptor; an arrow's escape sequence is one key."""
+    """The keys typed on a terminal's file descriptor; an arrow's escape sequence is one key. Its
+    bytes may come in separate reads (over SSH, on a busy machine): an Esc that ends a read is a key
+    of its own only if nothing follows within ESC_WAIT_S, as terminals' own programs decide it."""
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
     pending = ""
     while True:
@@ -314,7 +319,7 @@ def keys(fd: int):
             return
         pending += decoder.decode(data)
         while pending:
-            if pending == "\x1b[":
+            if pending == "\x1b[" or pending == "\x1b" and select.select([fd], [], [], ESC_WAIT_S)[0]:
                 break  # the rest of an arrow is on its way
             size = 3 if pending.startswith("\x1b[") else 1
             yield pending[:size]

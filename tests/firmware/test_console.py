@@ -17,7 +17,7 @@ import pyte
 import pytest
 
 from firmware.config import DESKTOP
-from firmware.console import HELP, Console, Screen
+from firmware.console import ESC_WAIT_S, HELP, Console, Screen, keys
 from firmware.script import BadScript, RealTime, Step
 from firmware.sim.catalogue import NoMatch
 from firmware.tagfile import load
@@ -163,3 +163,20 @@ def test_fifty_inputs_leave_the_frame_at_the_top_and_messages_on_their_line(tmp_
             process.kill()
         os.close(slave)
         os.close(master)
+
+
+def test_an_arrow_split_across_reads_is_one_key_and_a_lone_esc_is_its_own():
+    """Over SSH or on a busy machine an arrow's bytes can come in separate reads: an Esc ending a read
+    waits ESC_WAIT_S for the rest; with nothing following, it is the Esc key."""
+    read_end, write_end = os.pipe()
+    try:
+        def typing() -> None:
+            for chunk, pause in [(b"\x1b", ESC_WAIT_S / 5), (b"[C", 0.0), (b"\x1b", 3 * ESC_WAIT_S), (b"n", 0.0)]:
+                os.write(write_end, chunk)
+                time.sleep(pause)
+            os.close(write_end)
+
+        threading.Thread(target=typing, daemon=True).start()
+        assert list(keys(read_end)) == ["\x1b[C", "\x1b", "n"]
+    finally:
+        os.close(read_end)
