@@ -13,8 +13,10 @@ A reader reports levels ("this UID is in the field now"); players expect taps. T
   ID is surely no component: for removal it is an empty field;
 - polls that stay unreadable for `gap` seconds, with no clean read nor empty field in between, are
   reported once (*unreadable*, with what the player can do about it): a card sliding in that reads
-  cleanly a poll later is no trouble, but two cards stacked or a phone held there get an answer, as
-  an unknown tag does, instead of silence. Only a clean read or an empty field ends the stretch.
+  cleanly a poll later is no trouble, but two cards stacked get an answer, as an unknown tag does,
+  instead of silence. A random ID is never such noise: it is reported at once, so a phone only
+  tapped is answered too. Once reported, the stretch ends only with a clean read or a field empty
+  for `gap` (a phone's field flickers: it is said once while it stays).
 """
 
 from dataclasses import dataclass
@@ -47,18 +49,23 @@ class Presence:
         self._empty_since: float | None = None
         self._unreadable_since: float | None = None
         self._said = False  # the present stretch of unreadable polls was reported
+        self._clear_since: float | None = None  # since when the field is empty after it was reported
 
     def update(self, result: PollResult, now: float) -> list[tuple[str, str]]:
         """(kind, uid) events: ("arrived", uid), ("removed", uid); and ("unreadable", short) once a
-        stretch of unreadable polls has lasted `gap`."""
+        stretch of unreadable polls has lasted `gap` (at once for a random ID)."""
         if isinstance(result, Unreadable):
             said = self._unreadable(result, now)
             if not result.vacant:
                 self.interrupted()
                 return said
             return self._empty(now) + said
-        self._unreadable_since, self._said = None, False
-        return self._empty(now) if result is None else self._seen(result)
+        self._unreadable_since = None
+        if result is None:
+            self._cleared(now)
+            return self._empty(now)
+        self._said, self._clear_since = False, None
+        return self._seen(result)
 
     def _seen(self, uid: str) -> list[tuple[str, str]]:
         self._empty_since = None
@@ -78,12 +85,22 @@ class Presence:
         return []
 
     def _unreadable(self, result: Unreadable, now: float) -> list[tuple[str, str]]:
+        self._clear_since = None
         if self._unreadable_since is None:
             self._unreadable_since = now
-        if self._said or now - self._unreadable_since < self.gap:
+        if self._said or not result.vacant and now - self._unreadable_since < self.gap:
             return []
         self._said = True
         return [("unreadable", result.short)]
+
+    def _cleared(self, now: float) -> None:
+        """An empty poll: what was reported may be said again once the field stays empty for `gap`."""
+        if not self._said:
+            return
+        if self._clear_since is None:
+            self._clear_since = now
+        elif now - self._clear_since >= self.gap:
+            self._said, self._clear_since = False, None
 
     def interrupted(self) -> None:
         """A poll that says nothing about an empty field (unreadable, or the reader failed)."""

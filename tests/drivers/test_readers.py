@@ -351,7 +351,7 @@ def test_open_readers_refuses_bad_specs(clock, mock_factory):
 
 # -- the arrival/removal rule on its own --------------------------------------------------------
 
-def test_a_field_unreadable_for_the_gap_is_said_once_and_a_clean_read_or_an_empty_field_ends_it():
+def test_a_field_unreadable_for_the_gap_is_said_once_until_a_clean_read_or_an_empty_field_for_the_gap():
     presence = Presence(gap=0.5)
     two = Unreadable("several cards", "Two cards: one at a time")
     assert presence.update(Unreadable("garbled"), 0.0) == []
@@ -362,19 +362,27 @@ def test_a_field_unreadable_for_the_gap_is_said_once_and_a_clean_read_or_an_empt
     assert presence.update(two, 5.0) == []  # once for the whole stretch
     presence.interrupted()  # a failed poll says nothing: the stretch goes on
     assert presence.update(two, 6.0) == []
-    assert presence.update(None, 6.1) == []  # one card lifted: empty, the stretch ends
-    assert presence.update(Unreadable("garbled"), 6.2) == []
-    assert presence.update(Unreadable("garbled"), 6.7) == [("unreadable", "Tag unreadable: again")]
+    assert presence.update(None, 6.1) == []  # one card lifted: empty...
+    assert presence.update(two, 6.2) == []  # ...a poll too short: still the same stretch, not said again
+    assert presence.update(None, 6.3) == []
     assert presence.uid == CARD_4  # unreadable polls never judged it gone
+    assert presence.update(None, 6.9) == [("removed", CARD_4)]  # empty for the gap: the stretch ends too
+    assert presence.update(Unreadable("garbled"), 7.0) == []
+    assert presence.update(Unreadable("garbled"), 7.6) == [("unreadable", "Tag unreadable: again")]
+    assert presence.update(CARD_4, 7.7) == [("arrived", CARD_4)]  # a clean read ends it at once
+    assert presence.update(two, 7.8) == []
+    assert presence.update(two, 8.4) == [("unreadable", "Two cards: one at a time")]
 
 
-def test_a_random_id_counts_as_an_empty_field_for_the_card_that_was_there():
+def test_a_random_id_is_said_at_once_and_counts_as_an_empty_field_for_the_card_that_was_there():
     presence = Presence(gap=0.5)
     phone = Unreadable("a random ID", "Not a game piece (phone?)", vacant=True)
     assert presence.update(CARD_4, 0.0) == [("arrived", CARD_4)]
-    assert presence.update(phone, 0.1) == []
-    assert presence.update(phone, 0.6) == [("removed", CARD_4), ("unreadable", "Not a game piece (phone?)")]
+    assert presence.update(phone, 0.1) == [("unreadable", "Not a game piece (phone?)")]  # at once: no noise
+    assert presence.update(None, 0.3) == []  # a phone's field flickers...
+    assert presence.update(phone, 0.6) == [("removed", CARD_4)]  # ...said once while it stays
     assert presence.update(CARD_4, 0.7) == [("arrived", CARD_4)]  # tapped again after the phone: a new tap
+    assert presence.update(phone, 0.8) == [("unreadable", "Not a game piece (phone?)")]
 
 
 def test_removal_needs_empty_polls_a_gap_apart_and_unreadable_or_failed_polls_restart_the_count():
