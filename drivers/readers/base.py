@@ -138,9 +138,8 @@ class Reader:
 
     def _emit(self, result: PollResult, now: float) -> None:
         for kind, said in self._presence.update(result, now):
-            if kind == "unreadable":
-                log.info("reader %d (%s): unreadable for %g s: %s", self.number, self.name, self._presence.gap,
-                         result.reason if isinstance(result, Unreadable) else said)
+            if kind == "unreadable" and isinstance(result, Unreadable):  # only an unreadable poll says it
+                log.info("reader %d (%s): %s (%s)", self.number, self.name, said, result.reason)
                 self._sink(TagEvent(self.name, "", kind, self.seat, why=said))
             else:
                 self._sink(TagEvent(self.name, said, kind, self.seat))

@@ -381,8 +381,7 @@ class Mongols(Game):
             raise IllegalAction(f"Card is {known}", f"card {card_id!r} was recorded as {known}, not {colour}")
         if colour not in s.colours and len(s.colours) == N_COLOURS:
             raise IllegalAction(f"No colour '{colour}'", f"the game has five plan colours, already {', '.join(s.colours)}; not {colour!r}")
-        seen = sum(1 for known_colour in s.cards.values() if known_colour == colour)
-        if known is None and seen == PLANS_PER_COLOUR:
+        if known is None and sum(1 for seen in s.cards.values() if seen == colour) == PLANS_PER_COLOUR:
             raise IllegalAction(
                 f"No {PLANS_PER_COLOUR + 1}th {colour} plan",
                 f"the game has {PLANS_PER_COLOUR} plan cards of each colour and all {PLANS_PER_COLOUR} {colour} ones are recorded; {card_id!r} is not one of them",

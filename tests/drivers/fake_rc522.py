@@ -553,7 +553,7 @@ class FakeRc522:
         if self.timer_end is not None and now >= self.timer_end:
             self.regs[COM_IRQ] |= TIMER_IRQ  # TAutoRestart is never set here: the timer stops at 0
             self.timer_end = None
-            if self.pending is not None and self.pending["answer"] is None and "tx_done" in self.pending:
+            if self._receiving() and self.pending["answer"] is None:
                 self.pending = None  # a Transceive nobody answered: nothing more comes
 
     def _frame(self, now: float) -> None:
