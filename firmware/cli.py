@@ -67,16 +67,26 @@ def _store(args: argparse.Namespace):
     return profile, store, Journal(client, profile.table.id), TagMap(client, profile.table.id, profile.store.copy_dir(store.url))
 
 
-def _kept_store(args: argparse.Namespace):
+def _kept_store(args: argparse.Namespace, then: str = "play, check, back up and restore there"):
     """`_store` for a command that must reach the table's own store (log check/repair, backup,
-    restore): when the profile's Redis does not answer, its fallback (a running table's memory)
-    cannot be reached from another process, so the command is refused rather than run on nothing."""
+    restore, changes to the tags and player cards): when the profile's Redis does not answer, its
+    fallback (a running table's memory) cannot be reached from another process, so the command is
+    refused rather than run on nothing (a change would be lost as the command ends)."""
     profile, store, journal, tags = _store(args)
     if store.note:
         raise redis.ConnectionError(f"no Redis answers at {profile.store.url} ({profile.path} [store] url); "
                                     "a table on the in-memory fallback keeps nothing another command can reach: "
-                                    "start redis-server, then play, check, back up and restore there")
+                                    f"start redis-server, then {then}")
     return profile, store, journal, tags
+
+
+def _noted_store(args: argparse.Namespace):
+    """`_store` for a command that reads: on the in-memory fallback it finds nothing of a running
+    table, so it says why on stderr before it answers."""
+    found = _store(args)
+    if found[1].note:
+        print(f"tablemate: {found[1].note}", file=sys.stderr)
+    return found
 
 
 # -- the appliance ---------------------------------------------------------------------------------
@@ -192,7 +202,7 @@ def _held_locally(profile, store, journal: Journal) -> tuple[Kept | None, str]:
 
 
 def _log_export(args: argparse.Namespace) -> int:
-    _, _, journal, _ = _store(args)
+    _, _, journal, _ = _noted_store(args)
     gid = args.gid or journal.resumable()
     if gid is None:
         print("tablemate: no game to export", file=sys.stderr)
@@ -330,7 +340,7 @@ def _restore(args: argparse.Namespace) -> int:
 
 
 def _tags_list(args: argparse.Namespace) -> int:
-    _, _, _, tags = _store(args)
+    _, _, _, tags = _noted_store(args)
     for problem in tags.load():
         print(f"warning: {problem}", file=sys.stderr)
     for uid, entry in tags.items():
@@ -339,7 +349,7 @@ def _tags_list(args: argparse.Namespace) -> int:
 
 
 def _tags_export(args: argparse.Namespace) -> int:
-    profile, _, _, tags = _store(args)
+    profile, _, _, tags = _noted_store(args)
     tags.load()
     _write_text(Path(args.file), tagfile.export_text(tags.items(), profile.table.id))
     print(f"{len(tags.items())} tags written to {args.file}")
@@ -347,7 +357,7 @@ def _tags_export(args: argparse.Namespace) -> int:
 
 
 def _tags_import(args: argparse.Namespace) -> int:
-    _, _, _, tags = _store(args)
+    _, _, _, tags = _kept_store(args, "run this again")
     entries = tagfile.load(args.file)
     tags.set_many(entries)
     print(f"{len(entries)} tags imported from {args.file}")
@@ -355,7 +365,7 @@ def _tags_import(args: argparse.Namespace) -> int:
 
 
 def _tags_forget(args: argparse.Namespace) -> int:
-    _, _, _, tags = _store(args)
+    _, _, _, tags = _kept_store(args, "run this again")
     if not tags.forget(args.uid):
         print(f"tablemate: tag {args.uid} is not enrolled", file=sys.stderr)
         return 2
@@ -405,8 +415,9 @@ def _club_acl(args: argparse.Namespace) -> int:
 # -- player cards ----------------------------------------------------------------------------------
 
 
-def _players(args: argparse.Namespace) -> Players:
-    profile, _, _, tags = _store(args)
+def _players(args: argparse.Namespace, change: bool = True) -> Players:
+    """The player cards; a change needs the table's own store, a listing says when it has none."""
+    profile, _, _, tags = _kept_store(args, "run this again") if change else _noted_store(args)
     tags.load()
     return Players(tags, profile.table.id)
 
@@ -418,7 +429,7 @@ def _players_add(args: argparse.Namespace) -> int:
 
 
 def _players_list(args: argparse.Namespace) -> int:
-    players = _players(args)
+    players = _players(args, change=False)
     for uid, entry in players.cards():
         print(f"{entry.label:{MAX_NAME}}  card {uid}  id {entry.descriptor['id']}")
     for name in players.pending():

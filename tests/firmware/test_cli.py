@@ -164,6 +164,24 @@ def test_status_from_any_directory_uses_the_clones_desktop_profile_and_says_the_
     assert "table desktop on memory://" in out and "only the running table sees them" in out
 
 
+def test_without_redis_tag_and_player_changes_are_refused_and_reads_say_why_they_find_nothing(tmp_path, capsys):
+    """On the desktop's in-memory fallback a change would end with the command: it is refused (3),
+    not reported done; a listing or an export answers and says the running table is out of reach."""
+    profile = tmp_path / "desktop.toml"
+    profile.write_text(with_store(DESKTOP_PROFILE.read_text(), "redis://127.0.0.1:1/0").replace(
+        'url = "redis://127.0.0.1:1/0"', 'url = "redis://127.0.0.1:1/0"\nfallback = "memory://"'))
+    config = ["--config", str(profile)]
+    tags = str(ROOT / "firmware" / "demos" / "mongols.tags.toml")
+    for change in (["tags", "import", tags], ["tags", "forget", "04a1b2c3"], ["players", "add", "Zoé"],
+                   ["players", "rename", "Zoé", "Zoe"], ["players", "forget", "Zoé"]):
+        assert main([*change, *config]) == 3, change
+        out, err = capsys.readouterr()
+        assert out == "" and "in-memory fallback keeps nothing another command can reach" in err, change
+    for read in (["tags", "list"], ["tags", "export", str(tmp_path / "tags.toml")], ["players", "list"], ["log", "export"]):
+        main([*read, *config])
+        assert "so the games are in the table's own memory" in capsys.readouterr().err, read
+
+
 def test_installed_without_the_clone_a_command_names_the_paths_it_tried(tmp_path):
     """The packages alone (as a wheel installs them, no config/ beside them): even run from inside a
     clone, the desktop profile is not taken from the current directory, and the command says which
