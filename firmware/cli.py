@@ -22,7 +22,7 @@
 
 Every command finds its profile the same way (firmware.config.find_profile): --config, else
 $TABLEMATE_CONFIG, else /etc/tablemate/pi.toml when it exists, else the clone's config/desktop.toml.
-Exit status: 0 done; 1 `log check` found damage; 2 bad input or a damaged game (the message says
+Exit status: 0 done; 1 `log check` found damage, or the port of `web` or `club` is taken; 2 bad input or a damaged game (the message says
 which, and the command that deals with it); 3 the store does not answer or refuses; 74 (EX_IOERR) a
 file could not be read or written (the message names it and why); 78 (EX_CONFIG) a bad profile,
 which the service unit does not restart on.
@@ -127,7 +127,11 @@ def _web(args: argparse.Namespace) -> int:
     store = choose(profile.store.url, profile.store.fallback)
     if store.note:
         print(f"tablemate: {store.note}", file=sys.stderr)
-    serve(store.url, profile.table.id, args.bind or profile.web.bind, args.port or profile.web.port)
+    try:
+        serve(store.url, profile.table.id, args.bind or profile.web.bind, args.port or profile.web.port)
+    except RuntimeError as error:
+        print(f"tablemate: {error}; --port N serves on another port", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -386,7 +390,11 @@ def _club(args: argparse.Namespace) -> int:
     if problem:
         print(f"tablemate: --url {problem}", file=sys.stderr)
         return 2
-    serve(args.url, args.user, password, args.bind, args.port)
+    try:
+        serve(args.url, args.user, password, args.bind, args.port)
+    except RuntimeError as error:
+        print(f"tablemate: {error}; --port N serves on another port", file=sys.stderr)
+        return 1
     return 0
 
 

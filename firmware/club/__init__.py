@@ -20,9 +20,9 @@ def create_app(url: str, user: str | None = None, password: str | None = None, m
 
 def serve(url: str, user: str | None, password: str | None, bind: str, port: int) -> None:
     """Serve the club page until SIGINT/SIGTERM (blocking), with the live view's server settings."""
-    from ..web.server import Server, config
+    from ..web.server import foreground
 
-    Server(config(create_app(url, user, password), bind, port)).run()
+    foreground(create_app(url, user, password), bind, port, "tablemate club: the club page")
 
 
 __all__ = ["ClubTrouble", "Uplink", "create_app", "serve"]

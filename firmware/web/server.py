@@ -66,8 +66,20 @@ class Server(uvicorn.Server):
 
 
 def serve(store_url: str, table: str, bind: str = DEFAULT_BIND, port: int = DEFAULT_PORT) -> None:
-    """Serve the view of `table` until SIGINT/SIGTERM (blocking)."""
-    Server(config(create_app(store_url, table), bind, port)).run()
+    """Serve the view of `table` until SIGINT/SIGTERM (blocking); RuntimeError when the port cannot be bound."""
+    foreground(create_app(store_url, table), bind, port, "tablemate web: the live view")
+
+
+def foreground(app, bind: str, port: int, title: str) -> None:
+    """Serve `app` until SIGINT/SIGTERM (blocking), after saying "<title> is at <address>". The socket
+    is bound first, so a port in use is a RuntimeError naming the address, not uvicorn's log line and
+    its exit status 3 (the CLI's for Redis)."""
+    sock = listen(bind, port)
+    try:
+        print(f"{title} is at http://{f'[{bind}]' if ':' in bind else bind}:{port}/  (Ctrl-C stops it)", flush=True)
+        Server(config(app, bind, port)).run(sockets=[sock])
+    finally:
+        sock.close()
 
 
 def listen(bind: str, port: int) -> socket.socket:

@@ -247,18 +247,19 @@ def test_status_on_a_desktop_sees_the_game_of_a_running_table(redis_server, tmp_
         assert table.wait(timeout=20) == 0, table.stderr.read()
 
 
-def test_the_table_starts_and_plays_with_port_8080_taken(tmp_path, capsys):
-    """The desktop profile serves the live view on 8080: when another program holds it, the table
-    says so on its status line and plays the whole script."""
+def test_the_table_starts_and_plays_with_the_live_view_s_port_taken(tmp_path, capsys):
+    """The desktop profile serves the live view on its [web] port: when another program holds it, the
+    table says so on its status line and plays the whole script."""
     import socket
 
     from firmware import script as scripts
     from firmware.app import App
     from firmware.config import load_profile
 
+    port = load_profile(DESKTOP_PROFILE).web.port
     holder = socket.socket()
     try:
-        holder.bind(("127.0.0.1", 8080))
+        holder.bind(("127.0.0.1", port))
         holder.listen()
     except OSError:
         pass  # someone else holds it already: taken all the same
@@ -281,9 +282,36 @@ def test_the_table_starts_and_plays_with_port_8080_taken(tmp_path, capsys):
         assert app.run() == 0
         session = app.loop.table.session
         assert session is not None and session.entries >= 3
-        assert any("web view: cannot serve on 127.0.0.1:8080: the port is in use" in s for s in statuses), statuses
+        assert any(f"web view: cannot serve on 127.0.0.1:{port}: the port is in use" in s for s in statuses), statuses
     finally:
         holder.close()
+
+
+def test_web_on_a_taken_port_says_so_and_how_to_serve_elsewhere(tmp_path, memory_url, capsys):
+    """`tablemate web` beside a program on its port: a sentence naming the address and --port, exit
+    status 1; not uvicorn's log line and its status 3, which the CLI means for Redis."""
+    import socket
+
+    profile = tmp_path / "desktop.toml"
+    profile.write_text(with_store(DESKTOP_PROFILE.read_text(), memory_url))
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", 0))
+    holder.listen()
+    port = holder.getsockname()[1]
+    try:
+        assert main(["web", "--config", str(profile), "--port", str(port)]) == 1
+    finally:
+        holder.close()
+    assert capsys.readouterr().err == (f"tablemate: cannot serve on 127.0.0.1:{port}: the port is in use (another program, "
+                                       f"or another tablemate); --port N serves on another port\n")
+
+
+def test_the_desktop_live_view_and_the_simulator_s_page_take_different_ports():
+    """`make run` serves the page on [sim] port, and `tablemate web` beside it the live view on [web] port."""
+    from firmware.config import load_profile
+
+    profile = load_profile(DESKTOP_PROFILE)
+    assert profile.web.port != profile.sim.port
 
 
 # -- run --script ----------------------------------------------------------------------------------
