@@ -77,8 +77,6 @@ def run(profile: Profile, tags: dict[str, TagEntry], *, port: int | None = None,
         return 1
     url = page.url + "/"
     print(f"tablemate sim: the table is at {url}  (Ctrl-C stops it)", file=out, flush=True)
-    if app.store.note:
-        print(f"note: {app.store.note}", file=out, flush=True)
     if browser:
         threading.Thread(target=webbrowser.open, args=(url,), name="tablemate-browser", daemon=True).start()
     try:

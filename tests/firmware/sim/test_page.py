@@ -124,3 +124,33 @@ def test_a_second_make_run_on_the_same_redis_says_another_table_writes_and_start
     finally:
         second.terminate()
         assert second.wait(timeout=20) == 0, lines
+
+
+def test_make_run_without_redis_says_once_that_the_games_stay_in_its_memory(tmp_path):
+    """No redis-server: the terminal says the store is the table's own memory once (the log line),
+    then the page's address."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.redis_server import free_port
+
+    profile = tmp_path / "desktop.toml"
+    text = (ROOT_CONFIG / "desktop.toml").read_text().replace("redis://127.0.0.1:6379/0", "redis://127.0.0.1:1/0")
+    profile.write_text(text.replace('dir = "boards"', f'dir = "{tmp_path / "boards"}"'))
+    sim = subprocess.Popen([sys.executable, "-m", "firmware.cli", "sim", "--no-browser", "--port", str(free_port())],
+                           env={**os.environ, "TABLEMATE_CONFIG": str(profile)}, cwd=tmp_path,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        lines = []
+        for line in sim.stdout:
+            lines.append(line)
+            if "the table is at" in line:
+                break
+    finally:
+        sim.terminate()
+        rest = sim.stdout.read()  # what the pipe's buffer holds too (communicate() would skip it)
+        sim.wait(timeout=20)
+    said = "".join(lines) + rest
+    assert said.count("so the games are in the table's own memory") == 1, said
+    assert sim.returncode == 0, said
