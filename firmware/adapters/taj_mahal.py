@@ -80,7 +80,7 @@ class TajMahalAdapter(Adapter):
         return None
 
     def _visit(self, state, prompt):
-        entry = yield Tap(f"Round {state.round + 1}: tap the province tile", ("province",), field="tile")
+        entry = yield Tap(f"Round {state.round + 1}: tap province tile {state.round + 1}", ("province",), field="tile")
         tile = self.descriptor(entry)
         provinces = prompt.options.get("province")
         if provinces is None:

@@ -17,6 +17,18 @@ def test_taj_mahal_without_a_board_asks_no_question_with_one_answer_and_says_oth
     assert [o.label for o in question.options] == ["0 other provinces", "1 other province", "2 other provinces"]
 
 
+def test_taj_mahal_asks_for_the_province_tile_by_its_number():
+    """Round k is opened by province tile k alone (rules/000): the question names it, so another tile's
+    refusal ("Round 1: tile 1") is no surprise."""
+    import dataclasses
+
+    game = engines.get("taj_mahal")
+    state = game.start(["Ana", "Ben", "Cy"])
+    adapter = adapter_for("taj_mahal")
+    assert next(adapter.follow_up(state)).question == "Round 1: tap province tile 1"
+    assert next(adapter.follow_up(dataclasses.replace(state, round=11))).question == "Round 12: tap province tile 12"
+
+
 def test_taj_mahal_places_a_palace_without_asking_where_when_one_city_is_free():
     """Without a board, a province's cities are numbered; three of four hold a palace, so the palace
     goes to the fourth: the next question is the bonus tile's, not the city's."""
