@@ -173,14 +173,15 @@ def find(components: list[Component], text: str, used: set[str] = frozenset()) -
 
 
 def _suggestion(components: list[Component], typed: list[str]) -> str:
-    """"; did you mean 'Augsburg'?" for the names whose words come closest to the typed ones."""
+    """"; did you mean 'Augsburg'?" for the names whose words come closest to the typed ones: each
+    typed word against the closest word of the name, in any order, as names are matched ("red vizer"
+    is closest to "Red: elephant + vizier")."""
     def closeness(base: str) -> float:
-        name = words(base)
-        runs = [" ".join(name[i:i + len(typed)]) for i in range(max(1, len(name) - len(typed) + 1))]
-        return max(difflib.SequenceMatcher(None, " ".join(typed), run).ratio() for run in runs)
+        name = words(base) or [""]
+        return sum(max(difflib.SequenceMatcher(None, word, part).ratio() for part in name) for word in typed) / len(typed)
 
     scored = sorted(((closeness(base), base) for base in {c.base for c in components}), key=lambda p: (-p[0], _order(p[1])))
-    close = [base for score, base in scored[:3] if score >= 0.6]
+    close = [base for score, base in scored[:3] if score >= max(0.6, scored[0][0] - 0.1)]  # near the best only
     if not close:
         return "; ? lists what can be tapped"
     return f"; did you mean {' or '.join(map(repr, close))}?"

@@ -69,6 +69,22 @@ def test_what_means_nothing_is_explained_with_close_names(console, line, error, 
         keys.step(line)
 
 
+def test_a_misspelt_word_of_a_longer_name_is_suggested_word_by_word(memory_url):
+    """Each typed word is matched against the closest word of a name, as names are found: "red vizer"
+    is one letter off "Red: elephant + vizier", though the name has a word between them."""
+    rig = Rig(memory_url)
+    try:
+        rig.table.tags.set_many(load(ROOT / "firmware" / "demos" / "taj_mahal.tags.toml"))
+        rig.table.new_game("taj_mahal", ["Ana", "Ben", "Cy"], {})
+        keys = Console(rig.app, RealTime(rig.app), Screen(io.StringIO()))
+        for typed, meant in (("red vizer", "'Red: elephant + vizier'?"), ("provnce 2", "'Province tile 2 (two goods)'?")):
+            with pytest.raises(NoMatch) as refused:
+                keys.step(typed)
+            assert str(refused.value).endswith(f"did you mean {meant}"), refused.value
+    finally:
+        rig.close()
+
+
 def test_question_mark_lists_what_can_be_tapped_now(console):
     rig, keys = console
     assert "A question is on screen (Which game?)" in keys.tappable()[0]
