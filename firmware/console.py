@@ -2,7 +2,7 @@
 the top of the terminal, a fixed line for messages, single keys for the buttons, typed names as taps.
 
     w withdraw   p pass   u undo   n or → next   ← turn back   o or Enter ok   m menu (hold undo)
-    ?            what can be tapped now
+    ?            what can be tapped now; typing a name narrows the list
     / name       tap a component by what is printed on it ("/augsburg", "/province 3"); any key that is
                  not a button starts the name too; "2 augsburg" taps on seat 2's reader
     Esc          drops the typed name; Ctrl-C stops the table
@@ -32,7 +32,8 @@ from . import script
 from .sim import catalogue
 
 KEYS = {"w": "withdraw", "p": "pass", "u": "undo", "n": "next", "o": "ok", "\r": "ok", "\n": "ok"}
-HELP = "w withdraw · p pass · u undo · n/→ next · o/Enter ok · m menu · ? what to tap · /name tap it · Ctrl-C quits"
+#: one line of an 80-column terminal
+HELP = "w withdraw · p pass · u undo · n next · o/Enter ok · m menu · ? list · /name tap"
 ARROWS = {"C": 1, "D": -1, "A": -1, "B": 1}  # right, left, up, down
 #: how long an Esc waits for the rest of an arrow's sequence (vim's ttimeoutlen is 100 ms too)
 ESC_WAIT_S = 0.1
@@ -77,6 +78,10 @@ class Screen:
             self.typed = typed
             self._rows(self.frame_rows + 3, [self._prompt()])
             self._cursor()
+
+    @property
+    def columns(self) -> int:
+        return self._size()[0]
 
     def show_list(self, lines: list[str]) -> None:
         with self.lock:
@@ -178,6 +183,8 @@ class Console:
         self.hands = hands
         self.screen = screen
         self.typed = ""
+        #: `?` was pressed: the list is shown, narrowed as a name is typed, until the next input
+        self.listing = False
 
     def key(self, key: str) -> None:
         """One key (or an arrow's escape sequence) as typed."""
@@ -206,8 +213,8 @@ class Console:
         elif key == "m":
             self._do(script.Step("hold", ("undo", str(self.app.profile.buttons.hold_ms + 200)), 0))
         elif key == "?":
-            self.screen.say("")
-            self.screen.show_list(self.tappable())
+            self.listing = True
+            self._list()
         elif key == "/":
             self._type(" ")
         elif key.isprintable() and key != " ":
@@ -216,6 +223,14 @@ class Console:
     def _type(self, typed: str) -> None:
         self.typed = typed
         self.screen.typing(typed.lstrip())
+        if self.listing:
+            self._list()
+
+    def _list(self) -> None:
+        """Why the list is what it is on the message line, the names (those the typed words fit) below."""
+        why, *lines = self.tappable(self.typed, self.screen.columns)
+        self.screen.say(why)
+        self.screen.show_list(lines)
 
     def _turn(self, steps: int) -> None:
         """An arrow key: the encoder turns one detent (without an encoder, → presses next)."""
@@ -234,6 +249,9 @@ class Console:
 
     def _do(self, step: script.Step) -> None:
         self.hands.check([step])
+        if self.listing:  # what can be tapped changes with the input: ? lists it again
+            self.listing = False
+            self.screen.show_list([])
         if step.verb == "tap":
             self.screen.say(f"tapped {self._name(step.args[1])} on {step.args[0]}")
         else:
@@ -251,15 +269,20 @@ class Console:
         games = [table.session.name] if table.session else sorted({entry.game for _, entry in table.tags.items()})
         return [c for game in games for c in catalogue.catalogue(table.tags, game)]
 
-    def tappable(self) -> list[str]:
-        """`?`: why the list is what it is, then the names, grouped by kind."""
+    def tappable(self, typed: str = "", width: int = 80) -> list[str]:
+        """`?`: why the list is what it is, then the names that `typed` fits, each kind on lines of
+        its own after its heading, as few as `width` columns allow."""
         now, why = catalogue.tappable(self.app.loop.table, self._components())
+        wanted = catalogue.words(typed)
+        fitting = [c for c in now if catalogue.fits(wanted, catalogue.words(c.label))]
+        if now and not fitting:
+            return [why, f"  none of them is called {typed.strip()!r}"]
         lines, heading = [why], None
-        for component in now:
+        for component in fitting:
             if component.heading != heading:
                 heading = component.heading
-                lines.append(f"{heading}:")
-            if lines[-1].endswith(":") or len(lines[-1]) + len(component.label) > 96:
+                lines.append(f"{heading}: {component.label}")
+            elif len(lines[-1]) + 2 + len(component.label) > width:
                 lines.append("  " + component.label)
             else:
                 lines[-1] += ", " + component.label

@@ -162,7 +162,7 @@ def find(components: list[Component], text: str, used: set[str] = frozenset()) -
     for component in components:
         if text.strip().lower() in (component.uid, component.id.lower()) or typed == words(component.label):
             return component
-    fitting = [c for c in components if _fits(typed, words(c.label))]
+    fitting = [c for c in components if fits(typed, words(c.label))]
     if fitting and len({c.base for c in fitting}) == 1:
         return next((c for c in fitting if c.id not in used), fitting[0])
     if fitting:
@@ -187,7 +187,7 @@ def _suggestion(components: list[Component], typed: list[str]) -> str:
     return f"; did you mean {' or '.join(map(repr, close))}?"
 
 
-def _fits(typed: list[str], label: list[str]) -> bool:
+def fits(typed: list[str], label: list[str]) -> bool:
     """Every typed word starts a different word of the name (numbers must be whole)."""
     free = list(label)
     for word in typed:
