@@ -22,10 +22,11 @@
 
 Every command finds its profile the same way (firmware.config.find_profile): --config, else
 $TABLEMATE_CONFIG, else /etc/tablemate/pi.toml when it exists, else the clone's config/desktop.toml.
-Exit status: 0 done; 1 `log check` found damage, or the port of `web` or `club` is taken; 2 bad input or a damaged game (the message says
-which, and the command that deals with it); 3 the store does not answer or refuses; 74 (EX_IOERR) a
-file could not be read or written (the message names it and why); 78 (EX_CONFIG) a bad profile,
-which the service unit does not restart on.
+Exit status: 0 done; 1 `log check` found damage, or the port of `web` or `club` is taken; 2 bad
+input (a file to read that is missing or unreadable too) or a damaged game (the message says which,
+and the command that deals with it); 3 the store does not answer or refuses; 74 (EX_IOERR) a file
+could not be written (the message names it and why); 78 (EX_CONFIG) a bad profile, which the
+service unit does not restart on.
 """
 
 import argparse
@@ -510,7 +511,8 @@ def parser() -> argparse.ArgumentParser:
     sim.add_argument("--port", type=int, help="the page's port (default: the profile's [sim] port)")
     sim.add_argument("--no-browser", action="store_true", help="do not open a browser, just print the address")
     demo_command = command("demo", _demo, "a complete recorded game through the mocked hardware", profile=False)
-    demo_command.add_argument("game", nargs="?", default="taj_mahal", choices=demo.demo_games())
+    demo_command.add_argument("game", nargs="?", default="taj_mahal", choices=demo.demo_games(),
+                              help="the game (default: taj_mahal)")
     command("status", _status, "the current game of the table").add_argument("--json", action="store_true")
     log = commands.add_parser("log", help="game logs").add_subparsers(dest="log_command", required=True)
     export = log.add_parser("export", help="a game log as JSON (default: the current game)")
