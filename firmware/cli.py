@@ -173,14 +173,14 @@ def _status(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary, ensure_ascii=False))
         return 0
-    print(f"table {summary['table']} on {summary['store']}: {summary['games']} games, {summary['tags']} tags enrolled")
+    print(f"table {summary['table']} on {summary['store']}: {report.counted(summary['games'], 'game')}, {report.counted(summary['tags'], 'tag')} enrolled")
     for note in notes:
         print(f"note: {note}")
     if session is None:
         print("no game in progress")
     else:
         where = " in the local copy" if summary.get("from") else ""
-        print(report.standing(game, state, f"{game.title} ({gid}), {session.entries} journal entries{where}"))
+        print(report.standing(game, state, f"{game.title} ({gid}), {report.counted(session.entries, 'journal entry', 'journal entries')}{where}"))
     return 0
 
 
@@ -221,7 +221,7 @@ def _log_export(args: argparse.Namespace) -> int:
     text = json.dumps(log.to_json(), indent=1, ensure_ascii=False)
     if args.output:
         _write_text(Path(args.output), text + "\n")
-        print(f"{record.game} game {gid} ({len(record.actions)} actions) written to {args.output}")
+        print(f"{record.game} game {gid} ({report.counted(len(record.actions), 'action')}) written to {args.output}")
     else:
         print(text)
     return 0
@@ -270,7 +270,7 @@ def _replay(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([{"player": s.player, "total": s.total, "breakdown": s.breakdown} for s in game.scores(state)]))
     else:
-        print(report.standing(game, state, f"{game.title}, {len(log.actions)} actions"))
+        print(report.standing(game, state, f"{game.title}, {report.counted(len(log.actions), 'action')}"))
     return 0
 
 
@@ -357,7 +357,7 @@ def _tags_export(args: argparse.Namespace) -> int:
     profile, _, _, tags = _noted_store(args)
     tags.load()
     _write_text(Path(args.file), tagfile.export_text(tags.items(), profile.table.id))
-    print(f"{len(tags.items())} tags written to {args.file}")
+    print(f"{report.counted(len(tags.items()), 'tag')} written to {args.file}")
     return 0
 
 
@@ -365,7 +365,7 @@ def _tags_import(args: argparse.Namespace) -> int:
     _, _, _, tags = _kept_store(args, "run this again")
     entries = tagfile.load(args.file)
     tags.set_many(entries)
-    print(f"{len(entries)} tags imported from {args.file}")
+    print(f"{report.counted(len(entries), 'tag')} imported from {args.file}")
     return 0
 
 

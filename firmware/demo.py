@@ -57,7 +57,7 @@ def run(game: str, stream: TextIO = sys.stdout) -> int:
         session = table.session
         game_engine = session.game
         replayed = engines.replay(session.name, session.players, session.options, list(table.journal.load(session.gid).actions))
-        print(f"\n{game_engine.title}: {len(session.actions)} actions from {len(steps)} inputs", file=stream)
+        print(f"\n{game_engine.title}: {report.counted(len(session.actions), 'action')} from {report.counted(len(steps), 'input')}", file=stream)
         for score in game_engine.scores(session.state):
             print(f"  {score.player:6} {score.total:4}  {score.breakdown}", file=stream)
         winners = ", ".join(session.players[seat] for seat in game_engine.winners(session.state))

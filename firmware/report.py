@@ -17,6 +17,11 @@ def score_table(game: engines.Game, state: engines.State) -> str:
     return "\n".join(line.rstrip() for line in lines)
 
 
+def counted(n: int, noun: str, plural: str = "") -> str:
+    """"1 game", "3 games", "1 journal entry" (`plural` when adding "s" is wrong): a count said as a person would."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
 def winners_line(game: engines.Game, state: engines.State) -> str:
     """"Winner: Ana" / "Winners: Ana, Ben" once the game is over, else ""."""
     if not game.is_over(state):

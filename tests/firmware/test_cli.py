@@ -162,6 +162,7 @@ def test_status_from_any_directory_uses_the_clones_desktop_profile_and_says_the_
     assert main(["status"]) == 0
     out = capsys.readouterr().out
     assert "table desktop on memory://" in out and "only the running table sees them" in out
+    assert "0 games, 0 tags enrolled" in out
 
 
 def test_without_redis_tag_and_player_changes_are_refused_and_reads_say_why_they_find_nothing(tmp_path, capsys):
