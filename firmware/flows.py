@@ -60,6 +60,9 @@ class Tap:
     back: bool = False
     #: the screen's title while this is asked (default: the game in progress)
     title: str = ""
+    #: the component ids taken, when only some of `kinds` are (the province tile of this round):
+    #: another is refused by the table, and the virtual table greys it
+    only: tuple[str, ...] = ()
 
 
 class _Marker:

@@ -417,6 +417,8 @@ class Table:
         if isinstance(request, Tap):
             if entry.kind not in request.kinds:
                 raise IllegalAction(f"Tap: {request.question}", f"a {entry.kind} is not what the table asks for")
+            if request.only and entry.descriptor.get("id") not in request.only:
+                raise IllegalAction(f"Tap: {request.question}", f"{entry.label or entry.descriptor.get('id')} is not what the table asks for")
             self._answer((entry, seat) if request.with_seat else entry)
             return
         if isinstance(request, Choose) and request.tap is not None:

@@ -80,7 +80,8 @@ class TajMahalAdapter(Adapter):
         return None
 
     def _visit(self, state, prompt):
-        entry = yield Tap(f"Round {state.round + 1}: tap province tile {state.round + 1}", ("province",), field="tile")
+        number = state.round + 1
+        entry = yield Tap(f"Round {number}: tap province tile {number}", ("province",), field="tile", only=(f"province-{number}",))
         tile = self.descriptor(entry)
         provinces = prompt.options.get("province")
         if provinces is None:

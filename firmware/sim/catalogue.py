@@ -140,7 +140,7 @@ def tappable(table, components: list[Component]) -> tuple[list[Component], str]:
         return [], "No game yet: choose one with next and ok."
     if isinstance(request, Tap):
         kinds = set(request.kinds)
-        return [c for c in components if c.kind in kinds], f"{request.question}:"
+        return [c for c in components if c.kind in kinds and (not request.only or c.id in request.only)], f"{request.question}:"
     used = played(table.session.actions)
     fresh = [c for c in components if c.id not in used]
     return fresh, f"{len(fresh)} of {len(components)} components not yet played:"

@@ -25,8 +25,43 @@ def test_taj_mahal_asks_for_the_province_tile_by_its_number():
     game = engines.get("taj_mahal")
     state = game.start(["Ana", "Ben", "Cy"])
     adapter = adapter_for("taj_mahal")
-    assert next(adapter.follow_up(state)).question == "Round 1: tap province tile 1"
+    asked = next(adapter.follow_up(state))
+    assert asked.question == "Round 1: tap province tile 1" and asked.only == ("province-1",)
     assert next(adapter.follow_up(dataclasses.replace(state, round=11))).question == "Round 12: tap province tile 12"
+
+
+def test_another_province_tile_than_the_rounds_is_refused_by_the_table_and_greyed_on_the_virtual_table(memory_url):
+    from pathlib import Path
+
+    from firmware import tagfile
+    from firmware.journal import Journal
+    from firmware.sim import catalogue
+    from firmware.store import connect
+    from firmware.table import Table, TableSettings
+    from firmware.tagmap import TagMap
+    from firmware.views import FlashView, TapView
+
+    from .test_table import choose
+
+    client = connect(memory_url)
+    tags = TagMap(client, "t1")
+    tags.set_many(tagfile.load(Path(__file__).parents[2] / "firmware" / "demos" / "taj_mahal.tags.toml"))
+    table = Table(Journal(client, "t1"), tags, TableSettings(players=["Ana", "Ben", "Cy"]), lambda: 0.0)
+    table.boot()
+    for label in ("Taj Mahal", "3 players", "Hints on"):
+        choose(table, label)
+    table.flash = None
+    components = catalogue.catalogue(tags, "taj_mahal")
+    now, why = catalogue.tappable(table, components)
+    assert [c.id for c in now] == ["province-1"] and why == "Round 1: tap province tile 1:"
+    entries = len(table.journal.load(table.session.gid).entries)
+    table.tag(next(c.uid for c in components if c.id == "province-3"), None)
+    assert isinstance(table.view(), FlashView) and table.view().lines == ("Tap: Round 1: tap province tile 1",)
+    assert len(table.journal.load(table.session.gid).entries) == entries and table.running.request.only == ("province-1",)
+    table.flash = None
+    assert isinstance(table.view(), TapView)
+    table.tag(now[0].uid, None)
+    assert table.session.actions[-1]["tile"]["id"] == "province-1"
 
 
 def test_taj_mahal_places_a_palace_without_asking_where_when_one_city_is_free():
