@@ -26,7 +26,7 @@ def check_rpi_gpio(*, required: bool = True, path: list[str] | None = None) -> s
     sys.path (tests point it at a fake site-packages).
     """
     owners = sorted(_owners(path))
-    origin = _module_file(path)
+    origin = module_file(path)
     if origin is None:
         if required:
             return "RPi.GPIO is not installed; the SPI display needs rpi-lgpio's: pip install rpi-lgpio"
@@ -54,7 +54,8 @@ def _canonical(name: str) -> str:
     return "rpi-lgpio" if name.lower().replace("_", "-") == "rpi-lgpio" else name
 
 
-def _module_file(path: list[str] | None) -> Path | None:
+def module_file(path: list[str] | None = None) -> Path | None:
+    """Where `import RPi.GPIO` would load from (None: nowhere)."""
     package = machinery.PathFinder.find_spec("RPi", path)
     if package is None or not package.submodule_search_locations:
         return None

@@ -26,7 +26,7 @@ from PIL import Image
 from drivers.buttons import ButtonError, open_buttons
 from drivers.display import open_display
 from drivers.display.panel import i2c_bus_hz
-from drivers.gpio_check import check_rpi_gpio
+from drivers.gpio_check import check_rpi_gpio, module_file
 from drivers.readers import ReaderError, open_readers
 
 from .config import Profile
@@ -156,7 +156,10 @@ def check_gpio(profile: Profile) -> list[Finding]:
     display = profile.display
     required = display.driver in ("ssd1306", "sh1106") and display.interface == "spi"
     problem = check_rpi_gpio(required=required)
-    return [Finding(problem is None, f"RPi.GPIO: {problem or 'fine'}")]
+    if problem is None:
+        found = "rpi-lgpio's shim" if module_file() else "not installed, and this profile needs none (no SPI display)"
+        return [Finding(True, f"RPi.GPIO: {found}")]
+    return [Finding(False, f"RPi.GPIO: {problem}")]
 
 
 def check_groups(profile: Profile) -> list[Finding]:

@@ -30,6 +30,14 @@ def test_the_desktop_profile_is_all_well(tmp_path):
     assert "ok: reader shared (mock, shared): answers" in out and "ok: display terminal: answers" in out
 
 
+def test_rpi_gpio_is_said_to_be_the_shim_or_not_needed_never_just_fine(tmp_path, monkeypatch):
+    monkeypatch.setattr("firmware.doctor.module_file", lambda: None)
+    monkeypatch.setattr("firmware.doctor.check_rpi_gpio", lambda required: None)
+    assert "ok: RPi.GPIO: not installed, and this profile needs none (no SPI display)" in doctor(tmp_path, with_store(DESKTOP, "memory://"))[1]
+    monkeypatch.setattr("firmware.doctor.module_file", lambda: Path("/usr/lib/python3/dist-packages/RPi/GPIO/__init__.py"))
+    assert "ok: RPi.GPIO: rpi-lgpio's shim" in doctor(tmp_path, with_store(DESKTOP, "memory://"))[1]
+
+
 def test_redis_not_answering_is_a_problem_with_the_fix(tmp_path):
     from tests.redis_server import free_port
 
