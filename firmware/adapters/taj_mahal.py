@@ -3,7 +3,10 @@
 - A round opens by tapping its province tile (and, with a board, choosing the province it lies on).
 - Tapping a coloured card plays it. A white or special card tapped right after by the same player
   joins that play (the play is replaced by the two-card play); tapped first, the table waits for the
-  coloured card (this is how the colour-change card is played with a card of another colour).
+  coloured card. The colour-change card goes either way with a card of another colour than the
+  round's: tapped after it, as the rule orders a play (the table asks for it when the player holds
+  it), or first. A player alone in the round plays turn after turn, so a colour-change card tapped
+  after their last play starts the next turn rather than joining a play it could not change.
 - Withdraw (the shared button, or a seat's own) resolves the majorities at once: the engine
   announces what was won, then the table asks where each palace and the crown go, the bonus tile on
   a fortress is tapped, and without a board the palace chain is counted by the players.
@@ -17,6 +20,7 @@ from .base import Adapter
 
 #: without a board, provinces are named after their tile number, the last one (Agra) by name
 AGRA, ROUNDS = "agra", 12
+COLOUR_CHANGE = "color_change"
 #: cities per province when no board names them: Agra has five, the others four
 CITIES = {AGRA: 5}
 DEFAULT_CITIES = 4
@@ -46,15 +50,27 @@ class TajMahalAdapter(Adapter):
         p = yield from self.acting_seat(state, seat)
         card = self.descriptor(entry)
         if _is_coloured(card):
-            return {"type": "play", "player": p, "cards": [card]}
+            if not self._needs_change(state, p, card):
+                return {"type": "play", "player": p, "cards": [card]}
+            change = yield Tap(f"{state.short_name(p)}: {card['color']} needs colour change: tap it", ("special",), field="cards")
+            return {"type": "play", "player": p, "cards": [card, self.descriptor(change)]}
         last = state.actions[-1] if state.actions else None
-        if last and last["type"] == "play" and last["player"] == p and len(last["cards"]) == 1:
+        alone = sum(state.in_round) == 1 and card.get("special") == COLOUR_CHANGE
+        if last and last["type"] == "play" and last["player"] == p and len(last["cards"]) == 1 and not alone:
             return Replace({"type": "play", "player": p, "cards": [last["cards"][0], card]})
         first = yield Tap(f"{state.short_name(p)}: tap the coloured card", ("card",), field="cards")
         coloured = self.descriptor(first)
         if not _is_coloured(coloured):
             raise IllegalAction("Play a coloured card first", "a white or special card goes with a coloured card")
         return {"type": "play", "player": p, "cards": [coloured, card]}
+
+    @staticmethod
+    def _needs_change(state, p: int, card: dict) -> bool:
+        """Whether `card` is of another colour than p's round colour while p holds the colour-change
+        card, not yet out: then the play waits for it (without it, the engine's refusal says why)."""
+        colour = state.colour[p]
+        return (colour is not None and card.get("color") != colour and state.holder.get(COLOUR_CHANGE) == p
+                and COLOUR_CHANGE not in state.specials_out[p])
 
     def press(self, state, role, seat):
         if role != "withdraw":

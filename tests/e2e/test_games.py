@@ -62,6 +62,12 @@ def test_taj_mahal_five_players_without_a_board(url):
     play(url, "taj_mahal", 5, {}, seed=7).close()
 
 
+def test_taj_mahal_a_player_alone_in_the_round_plays_the_colour_change_card_on_a_later_turn(memory_url):
+    """Seed 14: Ben, alone in round 10 after the others withdrew, plays purple, then yellow with the
+    colour change: tapped after his last play, the card starts his next turn instead of joining it."""
+    play(memory_url, "taj_mahal", 3, {}, seed=14).close()
+
+
 def test_taj_mahal_on_a_board(memory_url):
     from tests.engines.bots.taj_mahal import SYNTHETIC_BOARD
 

@@ -64,6 +64,34 @@ def test_another_province_tile_than_the_rounds_is_refused_by_the_table_and_greye
     assert table.session.actions[-1]["tile"]["id"] == "province-1"
 
 
+def _taj_state_in_round(colour: str | None, holder: int | None):
+    """Round 1 of three, Ana (seat 0) to play, her round colour `colour`, the colour-change card held by `holder`."""
+    import dataclasses
+
+    game = engines.get("taj_mahal")
+    state = game.apply(game.start(["Ana", "Ben", "Cy"]), {"type": "visit", "province": "1", "tile": {"id": "province-1", "number": 1, "goods": ["tea"]}})
+    return dataclasses.replace(state, colour=[colour, None, None], holder={**state.holder, "color_change": holder})
+
+
+def test_taj_mahal_a_card_of_another_colour_than_the_rounds_asks_for_the_colour_change_card_its_holder_plays_after_it():
+    """rules/000: a play is always a coloured card first; "changement de couleur" lets it be of another colour."""
+    from firmware.tagmap import TagEntry
+
+    adapter = adapter_for("taj_mahal")
+    red = TagEntry("taj_mahal", "card", {"id": "red-1", "color": "red", "symbols": ["monk"]})
+    change = TagEntry("taj_mahal", "special", {"id": "special-color_change", "special": "color_change"})
+    flow = adapter.tag(_taj_state_in_round("purple", holder=0), red, 0)
+    asked = next(flow)
+    assert asked.question == "Ana: red needs colour change: tap it" and asked.kinds == ("special",)
+    with pytest.raises(StopIteration) as done:
+        flow.send(change)
+    assert done.value.value == {"type": "play", "player": 0, "cards": [dict(red.descriptor), dict(change.descriptor)]}
+    for colour, holder in (("purple", 1), ("red", 0), (None, 0)):  # not hers, her own colour, her first play
+        with pytest.raises(StopIteration) as done:
+            next(adapter.tag(_taj_state_in_round(colour, holder), red, 0))
+        assert done.value.value == {"type": "play", "player": 0, "cards": [dict(red.descriptor)]}
+
+
 def test_taj_mahal_places_a_palace_without_asking_where_when_one_city_is_free():
     """Without a board, a province's cities are numbered; three of four hold a palace, so the palace
     goes to the fourth: the next question is the bonus tile's, not the city's."""
