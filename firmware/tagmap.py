@@ -72,15 +72,17 @@ class TagMap:
 
     def load(self) -> list[str]:
         """Read the whole map from Redis; returns the problems with entries that were skipped (all of
-        them when the key holds another type of data: no tag is known)."""
+        them when the key holds another type of data: no tag is known, and the table says so once)."""
         try:
             stored = self.client.hgetall(self.key)
         except redis.ResponseError as error:
             if not is_wrong_type(error):
                 raise
             self._entries = {}
-            return [f"{self.key} holds a {self.client.type(self.key)}, not the tag map: no tag is known until it is written again "
-                    "(a restart with the local copy, tablemate tags import FILE, or tablemate restore BACKUP)"]
+            problem = (f"{self.key} holds a {self.client.type(self.key)}, not the tag map: no tag is known until it is written "
+                       "again (a restart with the local copy, tablemate tags import FILE, or tablemate restore BACKUP)")
+            self.notices.append((("Tag map unreadable", "Import tags again"), problem))
+            return [problem]
         self._entries, problems = _parse(stored)
         return problems
 

@@ -69,6 +69,17 @@ def _mget(r: redis.Redis | redis.client.Pipeline, *keys: str) -> list:
     return r.execute_command("MGET", *keys)
 
 
+def _readable(read: Callable[[str], Any], key: str) -> Any:
+    """read(key); None when the key holds another type of data (each key on its own: a stream of
+    another type leaves the header hash readable, to be linked to the game's new gid)."""
+    try:
+        return read(key)
+    except redis.ResponseError as error:
+        if not is_wrong_type(error):
+            raise
+        return None
+
+
 def _no_stream(error: Exception) -> bool:
     """XINFO STREAM's error for a key that does not exist."""
     return isinstance(error, redis.ResponseError) and "no such key" in str(error).lower()
@@ -548,14 +559,9 @@ class Journal:
 
         def write(pipe: redis.client.Pipeline) -> str:
             self._may_write(pipe, _mget(pipe, self.lease_key)[0])
-            try:
-                stored = pipe.xrange(self.log_key(old))
-                header = pipe.hgetall(self.header_key(old))
-            except redis.ResponseError as error:
-                if not is_wrong_type(error):
-                    raise
-                stored, header = None, None
-            ours = stored is not None and self._only_ours(mirror, stored) and (not header or self._same_game(mirror, header))
+            stored, header = _readable(pipe.xrange, self.log_key(old)), _readable(pipe.hgetall, self.header_key(old))
+            ours = (stored is not None and header is not None and self._only_ours(mirror, stored)
+                    and (not header or self._same_game(mirror, header)))
             gid = old if ours else self._free_gid(pipe)
             head, state = dict(mirror.head), dict(mirror.state)
             if not ours:

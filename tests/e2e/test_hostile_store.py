@@ -328,3 +328,20 @@ def test_entries_deleted_from_the_end_while_stopped_come_back_from_the_local_cop
     rig.press("undo")  # and the game goes on
     assert len(journal.load(gid).entries) == entries + 1
     rig.close()
+
+
+def test_a_tag_map_of_another_type_found_at_start_without_a_local_copy_is_said_on_the_screen(redis_server):
+    """No copy to write it again from: the game goes on, and the screen says why taps are unknown."""
+    table, _ = playing(redis_server.url, 12)
+    actions = canonical(table.session.actions)
+    table.close()
+    client = connect(redis_server.url)
+    client.delete("tablemate:{t1}:tags")
+    client.rpush("tablemate:{t1}:tags", "not a hash")
+
+    rig = Rig(redis_server.url, notifier=(statuses := StatusLog()))
+    rig.hands.passes(0.1)
+    assert rig.table.view() == FlashView(("Tag map unreadable", "Import tags again"))
+    assert "; tablemate:{t1}:tags holds a list, not the tag map: no tag is known" in " | ".join(statuses.lines)
+    assert canonical(rig.table.session.actions) == actions
+    rig.close()

@@ -442,6 +442,7 @@ def test_a_key_holding_another_type_of_data_is_left_alone(journal):
     new = journal.gid_of("g1")
     assert new != "g1" and journal.client.get(journal.log_key("g1")) == "not a stream"
     assert stored(journal, new) == [{"n": 1}, {"n": 2}]
+    assert journal.client.hget(journal.header_key("g1"), "forked_to") == new  # its readable header still links the two
 
 
 # -- what errors mean ------------------------------------------------------------------------------
