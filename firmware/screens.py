@@ -27,7 +27,8 @@ part whatever the band shows, so that going from one to the other rewrites as li
   take more than a line), its options the hint's line, flowed like words ("1 2 3 4 5 6") with the
   triangle before the one under the cursor: a step moves the triangle and the counter's digits,
   and the options turn by line, never scroll. A board's mini-map sits at the band's right, the
-  chosen cell framed. The last event stays above it;
+  chosen cell framed. The last event stays above it, wrapped as on the scoreboard and cut at the
+  map, so the map coming and going rewrites only the columns it covers;
 - a tap the game waits for: the question from the prompt's line on (up a line when it takes two
   and ok has a meaning), what ok does at the end;
 - a refused input: the whole band framed twice (as the full-screen error always was), the reason
@@ -292,8 +293,8 @@ class Screen:
         take the line of what the table waits for, a page of options the hint's; the mini-map on
         the right when given."""
         edge = self._minimap(draw, view, BAND * self.line, HEIGHT) if view.cells else WIDTH
-        for offset, line in enumerate(self._events(view.over, EVENT_LINES, edge // self.char)):
-            self._text(draw, BAND + offset, line, edge=edge)
+        for offset, line in enumerate(self._events(view.over, EVENT_LINES)):  # wrapped as on the scoreboard,
+            self._text(draw, BAND + offset, line, edge=edge)  # cut at the map: what it leaves stays put
         counter = self._options(draw, view, ASKED + 1, 1, edge)
         asked = self._who(view.question, view.over.rows)
         if counter:  # right after the question, not at the far end: its bytes go with the question's

@@ -106,3 +106,15 @@ def test_a_question_leaves_the_scores_and_the_last_event_and_a_step_moves_only_t
     assert {page for page, _ in moved} == {6, 7}
     counter = [column for page, column in moved if page == 6]  # only the counter after the question: 6/7 -> 5/7
     assert min(counter) >= len(long.question + " ") * Screen().char and max(counter) < len(long.question + " 6/7") * Screen().char + 2
+
+
+def test_a_mini_map_coming_leaves_the_last_event_as_it_was_left_of_the_map():
+    """The event is wrapped as on the scoreboard and cut at the map, never wrapped again narrower: the
+    map's arrival rewrites the columns it covers, the question's and the options' lines only."""
+    over = replace(MAHARANI, events=("Ana: +1 gold, artisan +1",))
+    slot = ChooserView("From which slot?", ("Slot 1", "Slot 3", "Slot 4"), 2, "Maharani", over=over)
+    quarter = replace(VIEWS["maharani_quarter"], over=over)
+    edge = min(column for page, column in changed(slot, quarter) if page in (4, 5))
+    assert edge > 80  # the map's left edge: the event's first 13 characters stay put
+    image = Screen().render(quarter)
+    assert image.crop((0, 32, edge, 40)) == Screen().render(slot).crop((0, 32, edge, 40))
