@@ -33,6 +33,7 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import engines
@@ -128,8 +129,13 @@ def _web(args: argparse.Namespace) -> int:
     store = choose(profile.store.url, profile.store.fallback)
     if store.note:
         print(f"tablemate: {store.note}", file=sys.stderr)
+    return _serving(lambda: serve(store.url, profile.table.id, args.bind or profile.web.bind, args.port or profile.web.port))
+
+
+def _serving(run: Callable[[], None]) -> int:
+    """Run a page's server in the foreground (`web`, `club`): 1, saying why, when its port cannot be bound."""
     try:
-        serve(store.url, profile.table.id, args.bind or profile.web.bind, args.port or profile.web.port)
+        run()
     except RuntimeError as error:
         print(f"tablemate: {error}; --port N serves on another port", file=sys.stderr)
         return 1
@@ -391,12 +397,7 @@ def _club(args: argparse.Namespace) -> int:
     if problem:
         print(f"tablemate: --url {problem}", file=sys.stderr)
         return 2
-    try:
-        serve(args.url, args.user, password, args.bind, args.port)
-    except RuntimeError as error:
-        print(f"tablemate: {error}; --port N serves on another port", file=sys.stderr)
-        return 1
-    return 0
+    return _serving(lambda: serve(args.url, args.user, password, args.bind, args.port))
 
 
 def _club_acl(args: argparse.Namespace) -> int:

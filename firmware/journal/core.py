@@ -399,12 +399,7 @@ class Journal:
         source = mirror.state.get("forked_from")
         if not source:
             return None
-        try:
-            header = pipe.hgetall(self.header_key(source))
-        except redis.ResponseError as error:
-            if is_wrong_type(error):
-                return None
-            raise
+        header = _readable(pipe.hgetall, self.header_key(source))
         return self.header_key(source) if header and "forked_to" not in header else None
 
     def _look(self, r: redis.Redis, mirror: Mirror) -> Seen:

@@ -76,10 +76,15 @@ def foreground(app, bind: str, port: int, title: str) -> None:
     its exit status 3 (the CLI's for Redis)."""
     sock = listen(bind, port)
     try:
-        print(f"{title} is at http://{f'[{bind}]' if ':' in bind else bind}:{port}/  (Ctrl-C stops it)", flush=True)
+        print(f"{title} is at {address(bind, port)}/  (Ctrl-C stops it)", flush=True)
         Server(config(app, bind, port)).run(sockets=[sock])
     finally:
         sock.close()
+
+
+def address(host: str, port: int) -> str:
+    """The page's address: "http://127.0.0.1:8080", an IPv6 host in brackets."""
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}"
 
 
 def listen(bind: str, port: int) -> socket.socket:
@@ -146,8 +151,7 @@ class Background:
 
     @property
     def url(self) -> str:
-        host = self.server.config.host
-        return f"http://{f'[{host}]' if ':' in host else host}:{self.port}"
+        return address(self.server.config.host, self.port)
 
     def stop(self) -> None:
         self._stopping = True
