@@ -120,13 +120,16 @@ class App:
                                 report=lambda trouble: loop.post(PartStatus("club", trouble)))
         return app
 
-    def run(self) -> int:
-        """Serve until stopped by a signal; 0 on a clean stop."""
+    def run(self, started: Callable[[], None] | None = None) -> int:
+        """Serve until stopped by a signal; 0 on a clean stop. `started` is called once SIGTERM and
+        SIGINT stop the table cleanly, so what it announces (an address) can be stopped at once."""
         previous = {sig: signal.signal(sig, lambda *_: self.loop.stop()) for sig in (signal.SIGTERM, signal.SIGINT)}
         tracebacks = not faulthandler.is_enabled()
         if tracebacks:
             faulthandler.enable()
         try:
+            if started is not None:
+                started()
             self._start_web()
             if self.uplink is not None:
                 self.uplink.start()

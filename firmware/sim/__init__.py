@@ -76,10 +76,13 @@ def run(profile: Profile, tags: dict[str, TagEntry], *, port: int | None = None,
         print(f"tablemate: {error}", file=sys.stderr)
         return 1
     url = page.url + "/"
-    print(f"tablemate sim: the table is at {url}  (Ctrl-C stops it)", file=out, flush=True)
-    if browser:
-        threading.Thread(target=webbrowser.open, args=(url,), name="tablemate-browser", daemon=True).start()
+
+    def started() -> None:
+        print(f"tablemate sim: the table is at {url}  (Ctrl-C stops it)", file=out, flush=True)
+        if browser:
+            threading.Thread(target=webbrowser.open, args=(url,), name="tablemate-browser", daemon=True).start()
+
     try:
-        return app.run()
+        return app.run(started)
     finally:
         page.stop()
