@@ -27,7 +27,7 @@ from .flows import ANY_TAG, BACK, Choose, Flow, Replace, Running, Tap
 from .journal import STORE_ERRORS, CorruptJournal, Journal, LeaseHeld, NoSuchGame, Refused, Trouble, trouble
 from .journal.health import problems as store_problems
 from .journal.refusal import UNREACHABLE
-from .session import Session
+from .session import Session, Undone
 from .store import KeyClash, migrate_keys
 from .tagmap import TagEntry, TagMap
 from .views import ChooserView, FlashView, MessageView, OverView, Row, ScoreView, TapView, View
@@ -92,7 +92,7 @@ class Table:
         #: writes, or another table holds the writer lease)
         self.waiting: Trouble | None = None
         self._retry_at = 0.0
-        #: what the last action of the game that had events did (or what undo took back), a line an event
+        #: what the last standing action that had events did (or what undo took back), a line an event
         self.last_event: tuple[str, ...] = ()
         #: parts of the table in trouble (a reader), by name: what the screen says about each
         self.troubles: dict[str, str] = {}
@@ -515,19 +515,22 @@ class Table:
             return
         session = self.session
         state = session.replace(outcome.action) if isinstance(outcome, Replace) else session.apply(outcome)
-        if state.events:  # an action that only passes the turn (no events) shows as the triangle moving on
-            self.last_event = tuple(state.events)
+        # an action that only passes the turn (no events) shows as the triangle moving on, under the
+        # events of the last standing action that had some: after an undo too, so the same inputs
+        # entered again show the same screen
+        self.last_event = next((tuple(s.events) for s in reversed(session.states) if s.events), ())
         if session.game.is_over(state):  # the ranking follows at once: what the last action did is flashed first
             self._show(self.last_event, error=False)
         self._follow_up()
 
     def _undo(self) -> None:
+        """Take back the last input (and what the table did by itself after it): the state before it
+        is one where the table waited for a player, so the follow-up only asks again."""
         session = self.session
-        before = session.states[-2] if len(session.states) > 1 else None
-        action = session.actions[-1] if session.actions else None
-        if not session.undo():
+        undone = session.undo()
+        if undone is None:
             raise IllegalAction("Nothing to undo", "the game is back at its start")
-        self.last_event = (f"Undone: {_undone(session.name, session.game, before, action)}",)
+        self.last_event = (f"Undone: {_undone(session.name, session.game, undone)}",)
         self._follow_up()
 
     def _use(self, session: Session) -> None:
@@ -667,10 +670,13 @@ def _title(game: str) -> str:
     return engines.get(game).title if game in engines.names() else game.replace("_", " ").title()
 
 
-def _undone(name: str, game: engines.Game, before: Any, action: dict | None) -> str:
-    """What an undone action was, in the words of the game's timeline ("Ben plays red")."""
+def _undone(name: str, game: engines.Game, undone: Undone) -> str:
+    """What an undone input did, in the words of the game's timeline ("Ben plays red"); a card added
+    to a play as the play of that card alone ("Ben plays white")."""
     from .web.games import renderer  # the live view's wording, one for every screen
 
-    if action is None or before is None:
-        return "the last action"
-    return renderer(name).describe(game, before, action)
+    action, replaced = undone.action, undone.replaced
+    cards, before = action.get("cards"), (replaced or {}).get("cards")
+    if isinstance(cards, list) and isinstance(before, list) and cards[:len(before)] == before:
+        action = {**action, "cards": cards[len(before):]}
+    return renderer(name).describe(game, undone.before, action)
