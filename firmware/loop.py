@@ -59,6 +59,22 @@ class Sync:
 
 
 @dataclass(frozen=True)
+class Call:
+    """Runs `fn` on the loop's thread and keeps what it returned or raised (posted by call())."""
+
+    fn: Callable[[], Any]
+    done: threading.Event
+    outcome: list
+
+    def run(self) -> None:
+        try:
+            self.outcome.append((True, self.fn()))
+        except Exception as error:
+            self.outcome.append((False, error))
+        self.done.set()
+
+
+@dataclass(frozen=True)
 class Note:
     """A side feature's problem (empty text: it is well again), posted by note()."""
 
@@ -91,6 +107,8 @@ class Loop:
         self.ready = False
         self._watched: dict[str, Callable[[], bool]] = {}
         self._unwell: frozenset[str] = frozenset()
+        #: the thread running the loop (None: none yet, the events are drained by whoever calls)
+        self._thread: threading.Thread | None = None
 
     # -- called from other threads ---------------------------------------------------------------
 
@@ -106,6 +124,23 @@ class Loop:
         done = threading.Event()
         self.events.put(Sync(done))
         return done.wait(timeout)
+
+    def call(self, fn: Callable[[], Any], timeout: float = 10.0) -> Any:
+        """fn() run on the loop's thread between two events, since the table is the loop's alone (the
+        simulator and the console ask it what it would take); its result, or what it raised. From the
+        loop's own thread, or while no thread runs the loop, fn() runs at once. TimeoutError when the
+        loop does not get to it in `timeout` seconds."""
+        thread = self._thread
+        if thread is None or thread is threading.current_thread() or not thread.is_alive():
+            return fn()
+        call = Call(fn, threading.Event(), [])
+        self.events.put(call)
+        if not call.done.wait(timeout):
+            raise TimeoutError(f"the table's loop did not answer within {timeout:g} s")
+        ok, value = call.outcome[0]
+        if not ok:
+            raise value
+        return value
 
     def note(self, name: str, text: str) -> None:
         """A side feature `name` failed (`text` says how; "" when it works again): logged and shown on
@@ -126,9 +161,11 @@ class Loop:
         self._tell_ready()
 
     def run(self) -> None:
+        self._thread = threading.current_thread()
         self.start()
         while self.step(self.tick_s):
             pass
+        self._thread = None
         self.finish()
 
     def step(self, timeout: float) -> bool:
@@ -168,6 +205,8 @@ class Loop:
             return False
         if isinstance(event, Sync):
             event.done.set()
+        elif isinstance(event, Call):
+            event.run()
         elif isinstance(event, Note):
             self._note(event)
         else:

@@ -151,3 +151,52 @@ def test_the_first_round_played_by_clicks_shows_the_table_s_frame_and_scores(bro
         browser.get("about:blank")
         sim.close()
         rig.close()
+
+
+def test_once_a_game_is_chosen_its_components_alone_are_listed_what_it_takes_first_and_the_screen_stays_in_view(browser, memory_url):
+    """Issue 31.5: the list narrows to the chosen game as soon as it is chosen; at its start the one
+    component the table takes (province tile 1) heads the list; a click on a component low on a
+    short window leaves the screen in view (the device column is sticky)."""
+    tags = {**demo_tags("taj_mahal"), **demo_tags("thurn_und_taxis"), **demo_tags("maharani")}
+    sim = RunningSim(memory_url, tags)
+    table = sim.app.loop.table
+    try:
+        browser.set_window_size(1280, 700)
+        browser.get(sim.url + "/")
+
+        def groups() -> set[str]:
+            return set(browser.execute_script("return [...document.querySelectorAll('#components h3')].map(h => h.textContent)"))
+
+        wait_until(browser, lambda: len(groups()) > 4, "every game's components are listed before one is chosen")
+        controls, sent = Controls(browser), [0]
+
+        def press(role: str) -> None:
+            controls.buttons[role].click()
+            sent[0] += 2  # down and up, each answered once the table has taken it
+            wait_until(browser, lambda: shown(browser)[0] == sent[0], f"{role} is answered")
+
+        while sim.app.loop.call(lambda: table.chosen) != "taj_mahal":
+            press("next" if sim.app.loop.call(lambda: table.running.chosen()) != "taj_mahal" else "ok")
+        wait_until(browser, lambda: groups() == {"Cards", "Special cards", "Province tiles", "Bonus tiles"},
+                   f"only Taj Mahal's components are listed once it is chosen: {groups()}")
+        while sim.app.loop.call(lambda: table.session) is None:
+            press("ok")
+
+        def first() -> list:
+            return browser.execute_script(
+                "const b = document.querySelector('#components .component');"
+                " return [b.textContent, b.classList.contains('later'), document.querySelectorAll('#components .component:not(.later)').length]")
+
+        wait_until(browser, lambda: first() == ["Province tile 1 (one good)", False, 1], f"province tile 1 heads the list: {first()}")
+        last = browser.find_elements("css selector", "#components .component")[-1]
+        browser.execute_script("arguments[0].scrollIntoView({block: 'nearest'})", last)  # the list scrolls in its box
+        last.click()
+        wait_until(browser, lambda: sim.app.loop.call(lambda: table.refusals) == 1, "the bonus tile is refused")
+        top, bottom, height, scrolled = browser.execute_script(
+            "const r = document.getElementById('oled').getBoundingClientRect();"
+            " return [r.top, r.bottom, window.innerHeight, document.querySelector('.catalogue').scrollTop]")
+        assert scrolled > 300 and 0 <= top and bottom <= height, (top, bottom, height, scrolled)
+    finally:
+        browser.set_window_size(*WINDOW)
+        browser.get("about:blank")
+        sim.close()
