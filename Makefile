@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench run clean
+.PHONY: demo test bench run clean undo-soak
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,11 @@ demo: $(STAMP)
 # cores overlap that waiting; every test takes its own ports and directories.
 test: $(STAMP)
 	$(PY) -m pytest -n 2
+
+# Undo through the table in random games of every game, far more examples than make test's, with
+# fresh random seeds (tests/e2e/test_undo_property.py; about 10 minutes on two cores)
+undo-soak: $(STAMP)
+	UNDO_SOAK=150 $(PY) -m pytest -n 2 tests/e2e/test_undo_property.py
 
 bench: $(STAMP)
 	$(PY) bench/run.py

@@ -109,6 +109,7 @@ class Loop:
         self._unwell: frozenset[str] = frozenset()
         #: the thread running the loop (None: none yet, the events are drained by whoever calls)
         self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
 
     # -- called from other threads ---------------------------------------------------------------
 
@@ -124,6 +125,11 @@ class Loop:
         done = threading.Event()
         self.events.put(Sync(done))
         return done.wait(timeout)
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """Wait until the table is ready (the recovered game or the game choice on its screen, READY=1):
+        a script plays then, as players wait for the screen; False on timeout."""
+        return self._ready.wait(timeout)
 
     def call(self, fn: Callable[[], Any], timeout: float = 10.0) -> Any:
         """fn() run on the loop's thread between two events, since the table is the loop's alone (the
@@ -290,6 +296,7 @@ class Loop:
             if wait is not None:
                 wait(READY_WAIT_S)
             self.ready = True
+            self._ready.set()
             self._status = self.status()
             self.notifier.ready(self._status)
         else:

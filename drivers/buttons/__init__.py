@@ -206,13 +206,16 @@ class ButtonPanel:
         for kind in kinds:
             self._sink(ButtonEvent(role, kind, seat))
 
-    def _busy(self) -> bool:
+    @property
+    def busy(self) -> bool:
+        """True while a level the buttons saw is not reported yet: it settles, or may become a hold
+        (a script waits for it, so that its next step never overtakes a press)."""
         with self._lock:
             return any(debouncer.busy for _button, debouncer in self._keys.values())
 
     def _run(self) -> None:
         while not self._closed:
-            self._wake.wait(TICK if self._busy() else max(TICK, self._retry_at - self._clock()) if self.trouble else None)
+            self._wake.wait(TICK if self.busy else max(TICK, self._retry_at - self._clock()) if self.trouble else None)
             self._wake.clear()
             self.update()
 
