@@ -6,8 +6,10 @@ result is shown: during a game, what an action did becomes the last event on the
 refused input is shown over it, framed, and changes nothing; outside a game (set-up, the menu, the
 store's notices) a flash fills the screen for a moment.
 
-Buttons everywhere: `next` (or the encoder) moves the chooser, `ok` picks, `undo` goes back one
-question or undoes the last action, holding `undo` opens the menu. Any input dismisses a flash.
+Buttons everywhere: `next` (or the encoder) moves the chooser, `ok` picks, `undo` closes a question
+the player's input opened, else takes back the last input (firmware.session: with what the table then
+did by itself), holding `undo` opens the menu. Any input dismisses a flash. `refuses` says, without
+changing anything, whether a tap would be taken now: the virtual table and the console list by it.
 """
 
 import logging
