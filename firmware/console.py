@@ -259,24 +259,18 @@ class Console:
         self.hands.do(step)
 
     def _name(self, uid: str) -> str:
-        for component in self._components():
+        for component in self.app.loop.call(lambda: catalogue.present(self.app.loop.table)):
             if component.uid == uid:
                 return component.label
         return uid
-
-    def _components(self) -> list[catalogue.Component]:
-        table = self.app.loop.table
-        game = catalogue.game_of(table)
-        games = [game] if game else sorted({entry.game for _, entry in table.tags.items()})
-        return [c for game in games for c in catalogue.catalogue(table.tags, game)]
 
     def tappable(self, typed: str = "", width: int = 80) -> list[str]:
         """`?`: why the list is what it is, then the names that `typed` fits (what the table would
         take now on the reader a name taps on), each kind on lines of its own after its heading, as
         few as `width` columns allow."""
         def ask() -> tuple[list[catalogue.Component], str]:
-            seats = self._seats()
-            return catalogue.tappable(self.app.loop.table, self._components(), seats.get(catalogue.target(self.app.loop.table, seats)))
+            table, seats = self.app.loop.table, self._seats()
+            return catalogue.tappable(table, catalogue.present(table), seats.get(catalogue.target(table, seats)))
 
         now, why = self.app.loop.call(ask)
         wanted = catalogue.words(typed)
@@ -325,7 +319,7 @@ class Console:
         """The UID of the component `text` names, or `text` itself when it is a UID."""
         def named() -> str:
             session = self.app.loop.table.session
-            return catalogue.find(self._components(), text, catalogue.played(session.actions) if session else set()).uid
+            return catalogue.find(catalogue.present(self.app.loop.table), text, catalogue.played(session.actions) if session else set()).uid
 
         try:
             return self.app.loop.call(named)

@@ -152,6 +152,13 @@ def game_of(table) -> str | None:
     return table.session.name if table.session else None
 
 
+def present(table) -> list[Component]:
+    """The components that matter now (`game_of`), every enrolled one of that game or of every game."""
+    game = game_of(table)
+    games = [game] if game else sorted({entry.game for _, entry in table.tags.items()})
+    return [c for name in games for c in catalogue(table.tags, name)]
+
+
 def tappable(table, components: list[Component], seat: int | None) -> tuple[list[Component], str]:
     """What the table would take now from the reader of `seat` (each asked to the table:
     Table.refuses, the checks a tap goes through), and a sentence saying why the list is what it is:

@@ -98,9 +98,7 @@ class Page:
         readers = [{"name": name, "seat": r.seat,
                     "label": "Shared" if r.seat is None else f"Seat {r.seat + 1}" + (f" · {players[r.seat]}" if r.seat < len(players) else "")}
                    for name, r in self.controls.readers.items()]
-        game = catalogue.game_of(table)
-        games = [game] if game else sorted({entry.game for _, entry in table.tags.items()})
-        components = [c for game in games for c in catalogue.catalogue(table.tags, game)]
+        game, components = catalogue.game_of(table), catalogue.present(table)
         seats = {r["name"]: r["seat"] for r in readers}
         target = catalogue.target(table, seats)
         now, why = catalogue.tappable(table, components, seats.get(target))
