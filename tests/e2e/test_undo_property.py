@@ -45,6 +45,8 @@ from firmware.sim import catalogue
 from firmware.store import connect
 from firmware.views import ScoreView
 
+from tests.engines.bots.taj_mahal import SYNTHETIC_BOARD
+
 from .rig import mocked_profile
 
 DEMOS = Path(__file__).parents[2] / "firmware" / "demos"
@@ -53,7 +55,7 @@ GAMES = ("taj_mahal", "maharani", "thurn_und_taxis", "mongols")
 SOAK = int(os.environ.get("UNDO_SOAK", "0"))
 EXAMPLES = SOAK or 12
 #: and examples that start from the demo's last input, the game over
-ENDED = SOAK // 4 or 3
+ENDED = SOAK // 4 or 4
 STEPS = 40
 ENCODER = (20, 21)
 #: the virtual time after an input
@@ -116,12 +118,14 @@ def scoreboard(view) -> ScoreView | None:
 
 
 class UndoAtTheTable(RuleBasedStateMachine):
-    def __init__(self, game: str, url: str, over: bool):
+    def __init__(self, game: str, url: str, over: bool, options: dict | None):
         super().__init__()
         self.game = game
         self.url = url
         #: start from the demo's end, the game over (else from a random point of it)
         self.over = over
+        #: the options of a game started without its demo (the demo's have none, or dice on)
+        self.options = options
         self.app: App | None = None
 
     # -- the appliance ---------------------------------------------------------------------------
@@ -144,7 +148,9 @@ class UndoAtTheTable(RuleBasedStateMachine):
         self.batch: list[Step] = []
         #: the question on screen was asked by the table itself (after an action, or an undo)
         self.asked_by_table = False
-        lines = script.load(DEMOS / f"{self.game}.script")
+        lines = script.load(DEMOS / f"{self.game}.script") if self.options is None else []
+        if self.options is not None:
+            self.table.new_game(self.game, ["Ana", "Ben", "Cy", "Dee"], self.options)
         while self.table.session is None:  # the demo's set-up
             self.hands.do(lines.pop(0))
         self.asked_by_table = self._question() is not None
@@ -312,19 +318,22 @@ class UndoAtTheTable(RuleBasedStateMachine):
         self.asked_by_table = self._question() is not None
 
 
-def run(game: str, url: str, examples: int, over: bool = False) -> None:
+def run(game: str, url: str, examples: int, over: bool = False, options: dict | None = None) -> None:
     run_state_machine_as_test(
-        lambda: UndoAtTheTable(game, url, over),
+        lambda: UndoAtTheTable(game, url, over, options),
         settings=settings(max_examples=examples, stateful_step_count=STEPS, deadline=None, derandomize=not SOAK,
                           database=None, suppress_health_check=list(HealthCheck), print_blob=True))
 
 
+#: options the demos leave out, played from the start without a demo: Taj Mahal on a board (the
+#: province and the fortresses are the board's), Mongols without the dice assistant (a bust confirmed)
+OTHER_OPTIONS = {"taj_mahal": {"board": SYNTHETIC_BOARD}, "mongols": {"dice": False}}
 #: what each game's examples must meet: its questions, and undos of every kind
 QUESTIONS = {
-    "taj_mahal": {"tile", "type", "city", "has_bonus", "bonus", "provinces", "cards", "player"},
+    "taj_mahal": {"tile", "province", "type", "city", "has_bonus", "bonus", "provinces", "cards", "player"},
     "maharani": {"from_quarter", "quarter", "space", "arrow_to_player", "confirm"},
     "thurn_und_taxis": {"side", "official", "houses", "houses[]", "coachman"},
-    "mongols": {"dice.len", "dice.0", "dice.1", "numbers+adjust", "gem", "card"},
+    "mongols": {"dice.len", "dice.0", "dice.1", "numbers+adjust", "gem", "card", "confirm"},
 }
 KINDS = {"an action", "ended a round", "ended the game", "a question closed", "right after an undo"}
 TAJ_MAHAL_KINDS = {"replaced an action", "and the table went on"}
@@ -334,6 +343,8 @@ TAJ_MAHAL_KINDS = {"replaced an action", "and the table went on"}
 def test_undo_at_random_moments_takes_back_the_last_input_and_the_same_inputs_give_the_same_game(game, memory_url):
     run(game, memory_url, EXAMPLES)
     run(game, memory_url, ENDED, over=True)
+    if game in OTHER_OPTIONS:
+        run(game, memory_url, ENDED, options=OTHER_OPTIONS[game])
     kinds = KINDS | (TAJ_MAHAL_KINDS if game == "taj_mahal" else set())
     assert QUESTIONS[game] <= MET[game] and kinds <= set(UNDOS[game]), f"the examples met {sorted(MET[game])} and {UNDOS[game]}"
 
