@@ -346,7 +346,8 @@ def test_undo_at_random_moments_takes_back_the_last_input_and_the_same_inputs_gi
     if game in OTHER_OPTIONS:
         run(game, memory_url, ENDED, options=OTHER_OPTIONS[game])
     kinds = KINDS | (TAJ_MAHAL_KINDS if game == "taj_mahal" else set())
-    assert QUESTIONS[game] <= MET[game] and kinds <= set(UNDOS[game]), f"the examples met {sorted(MET[game])} and {UNDOS[game]}"
+    if not SOAK:  # the derandomized examples of make test, always the same: what they must meet
+        assert QUESTIONS[game] <= MET[game] and kinds <= set(UNDOS[game]), f"the examples met {sorted(MET[game])} and {UNDOS[game]}"
 
 
 def test_on_a_real_redis_server_the_journal_replays_to_the_session_after_every_undo(redis_server):
