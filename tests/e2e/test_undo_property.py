@@ -19,9 +19,12 @@ the previous such input (its batch) and the session and screen after it. Then:
   else changes (no action is taken back);
 - the undone batches entered again, the last undone first: the same session and the same screen.
 
-`make test` runs EXAMPLES examples a game (derandomized: the same ones every run) on fakeredis, and
-a few on a real redis-server; `make undo-soak` runs many more with fresh random seeds. A failing
-example's steps become a named regression test in tests/e2e/test_undo.py.
+`make test` runs, a game, EXAMPLES examples from a random point of its demo, ENDED from its end (the
+game over) and, for Taj Mahal on a board and Mongols without the dice assistant (what the demos
+leave out), ENDED from the start: 72 examples of STEPS inputs, derandomized (the same every run), on
+fakeredis, each game held to meet its questions and undos of every kind (QUESTIONS, KINDS); and 3
+on a real redis-server. `make undo-soak` runs many more with fresh random seeds. A failing example's
+steps become a named regression test in tests/e2e/test_undo.py.
 """
 
 import dataclasses
@@ -43,11 +46,11 @@ from firmware.script import Hands, Step, VirtualClock, VirtualTime
 from firmware.session import Session
 from firmware.sim import catalogue
 from firmware.store import connect
-from firmware.views import ScoreView
 
 from tests.engines.bots.taj_mahal import SYNTHETIC_BOARD
 
 from .rig import mocked_profile
+from .test_undo import scoreboard
 
 DEMOS = Path(__file__).parents[2] / "firmware" / "demos"
 GAMES = ("taj_mahal", "maharani", "thurn_und_taxis", "mongols")
@@ -111,10 +114,6 @@ class QuickHands(VirtualTime):
     def do(self, step: Step) -> None:
         Hands.do(self, step)
         self.passes(TICK_S)
-
-
-def scoreboard(view) -> ScoreView | None:
-    return view if isinstance(view, ScoreView) else getattr(view, "over", None)
 
 
 class UndoAtTheTable(RuleBasedStateMachine):
