@@ -86,12 +86,14 @@ Redis is down or refuses writes (the "!" badge) loses nothing.
   entry Redis holds of it, and the running journal's own writes (above) make the store right:
   - Redis holds nothing of it: the game is written under its gid (its header, then its entries);
   - Redis holds a prefix of it, or all of it: the entries it lacks are written, in order, with their
-    own ids, and the status when it differs. An entry Redis holds is never written again. Entries
-    deleted from the stream's end go back the same way: in the same transaction XSETID sets the
-    stream's last id back to its newest entry (XADD refuses an id at or below it), and after them
-    sets Redis's record of the stream (its last id, entries-added) as if they had never been
-    deleted, so any the file lacks too stays on record (see Reading). A store without XSETID (the
-    in-memory fakeredis) has the game written again instead, as below;
+    own ids, and the status when it differs. An entry Redis holds is never written again, but for
+    entries deleted from the stream's end: XADD refuses an id at or below the stream's last id, and
+    Redis 8 refuses XSETID below the largest id ever deleted (7.0 allowed it), so in one
+    transaction the stream is written anew (the entries it holds, compared under WATCH, then the
+    ones it lacks) and XSETID gives it Redis's record of the old one (its last id, entries-added,
+    max-deleted-entry-id) as if they had never been deleted, so any the file lacks too stays on
+    record (see Reading). A store without XSETID (the in-memory fakeredis) has the game written
+    again instead, as below;
   - the file is not whole and Redis holds its game and more: Redis's stands (the file is older);
   - the game was repaired in Redis (a `repaired` note the file lacks): Redis's stands;
   - anything else: the store departs from the game as written, and it is written again exactly as
