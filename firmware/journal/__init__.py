@@ -139,6 +139,7 @@ marker and never deletes: the audit trail stays.
 from .core import CHECK_S, Journal, new_gid
 from .records import CorruptJournal, GameRecord, NoSuchGame
 from .refusal import OUTAGE, STORE_ERRORS, LeaseHeld, Refused, Trouble, trouble
+from .writer import SAVE_MARK_S, Writer
 
 __all__ = ["CHECK_S", "Journal", "new_gid", "CorruptJournal", "GameRecord", "LeaseHeld", "NoSuchGame", "OUTAGE",
-           "STORE_ERRORS", "Refused", "Trouble", "trouble"]
+           "SAVE_MARK_S", "STORE_ERRORS", "Refused", "Trouble", "Writer", "trouble"]

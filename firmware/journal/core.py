@@ -186,6 +186,9 @@ class Journal:
         self._next_check = self._next_audit = self._next_refresh = float("-inf")
         #: the last stale lease value taken over (said once)
         self._stale: str | None = None
+        #: set by the Writer: a write is queued (the local copy's record appended, unsynced) and
+        #: made by `save()`, so the writes of actions that queued up go out together
+        self.deferred = False
 
     # -- keys ------------------------------------------------------------------------------------
 
@@ -314,14 +317,16 @@ class Journal:
         self._active = self._mirrors[record.gid] = mirror
         self._keep(lambda local: local.rewrite(self._held(), mirror))
 
-    def append(self, gid: str, number: int, *actions: dict | None) -> None:
+    def append(self, gid: str, number: int, *actions: dict | None, at: float | None = None) -> None:
         """Entries `number`, `number + 1`... (1-based, undo markers counted) of game `gid`, each an
-        action or None for an undo marker. Several are written in one transaction: all or none, so a
-        replaced action (undo + action) can never lose the first without its replacement."""
+        action or None for an undo marker, accepted at `at` (default: now). Several are written in
+        one transaction: all or none, so a replaced action (undo + action) can never lose the first
+        without its replacement."""
         mirror = self._mirror(gid)
         if number != len(mirror.entries) + 1:
             raise ValueError(f"game {gid}: entry {number} cannot follow entry {len(mirror.entries)}")
-        mirror.entries += [entry_fields(action, self.clock()) for action in actions]
+        at = self.clock() if at is None else at
+        mirror.entries += [entry_fields(action, at) for action in actions]
         self._keep(lambda local: local.entries(mirror, number))
         self._queue_op(Op(mirror, "entries", len(mirror.entries)))
 
@@ -363,8 +368,26 @@ class Journal:
             raise KeyError(f"game {gid} is not one this journal writes (begin_game or adopt it first)") from None
 
     def _queue_op(self, op: Op) -> None:
-        self._queue.append(op)
-        self.flush()
+        if not self.deferred:
+            self._queue.append(op)
+            self.flush()
+            return
+        last = self._queue[-1] if self._queue else None
+        if last is not None and last.kind == op.kind == "entries" and last.mirror is op.mirror:
+            self._queue[-1] = op  # one transaction writes the entries of both
+        else:
+            self._queue.append(op)
+
+    def save(self) -> bool:
+        """Sync the local copy's new records, then write what is pending to the store (the Writer's
+        batch, deferred): True when the store took it all."""
+        self._keep(lambda local: local.sync())
+        return self.flush()
+
+    @property
+    def synced(self) -> bool:
+        """Whether the local copy is on and holds, on the disk, every write queued so far."""
+        return self.local is not None and self.local.synced
 
     def _set_trouble(self, new: Trouble | None) -> None:
         if new != self.trouble:
@@ -375,6 +398,7 @@ class Journal:
         self.trouble = new
 
     def _run(self, op: Op) -> None:
+        self._keep(lambda local: local.sync())  # the file holds a write on the disk before Redis gets it
         mirror = op.mirror
         if op.kind != "rewrite" and mirror.lost is None:
             try:
@@ -572,7 +596,7 @@ class Journal:
             if not ours:
                 head["forked_from"] = old
                 state.update(forked_from=old, fork_reason=why.detail)
-            self._keep(lambda local: local.moved(mirror, gid, head, state))
+            self._keep(lambda local: (local.moved(mirror, gid, head, state), local.sync()))
             pipe.multi()
             pipe.delete(self.log_key(gid))
             pipe.xadd(self.log_key(gid), head, id=HEAD_ID)
