@@ -42,15 +42,13 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.firmware import PLAYERS, SEED, TIMING, Frames, _journal_game, _ms  # noqa: E402
-from drivers.buttons import ButtonEvent  # noqa: E402
+from bench.firmware import PLAYERS, SEED, TIMING, Frames, _journal_game, tapped  # noqa: E402
 from drivers.readers import TagEvent  # noqa: E402
 from firmware import script, tagfile  # noqa: E402
 from firmware.app import App  # noqa: E402
@@ -113,28 +111,9 @@ def tapping(url: str, directory: Path, taps: int, profile_it: bool) -> dict:
 
     app.loop.handle = measured
     Writer._run = timed
-    reader = app.readers.readers[f"seat{play['player']}"]
-    undo = ButtonEvent("undo", "press")
-    loop = threading.Thread(target=app.loop.run, name="tablemate-loop")
-    loop.start()
-    app.readers.start()
-    latencies = []
     try:
-        frames.of(None)
-        for _ in range(taps):
-            started = time.perf_counter()
-            reader.tap(uid)
-            latencies.append(frames.of(TagEvent(reader.name, uid, "arrived", reader.seat)) - started)
-            if len(app.loop.table.session.actions) != cut + 1:
-                raise RuntimeError(f"the tap was not accepted: {app.loop.table.view()!r}")
-            app.loop.post(undo)
-            frames.of(undo)
-            while reader.present is not None:
-                time.sleep(TIMING.poll_ms / 1000)
+        latencies = tapped(app, frames, app.readers.readers[f"seat{play['player']}"], uid, cut, taps)
     finally:
-        app.loop.stop()
-        loop.join(timeout=60)
-        app.close()
         Writer._run = run
     stored = writer.load(app.loop.table.session.gid)
     if len(stored.entries) != cut + 2 * taps or len(stored.actions) != cut:
