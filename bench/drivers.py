@@ -45,7 +45,7 @@ class Rig:
     def __init__(self):
         self.clock = FakeClock()
         self.bus = FakeBus(self.clock)
-        self.chips = [self.bus.add_chip(bus, device, miss=0, garble=0) for bus, device, _ in WIRING]
+        self.chips = [self.bus.add_chip(bus, device, miss=0, garble=0, noise=0) for bus, device, _ in WIRING]
         self.clock.advance(0.1)  # the modules were powered long before
 
 
