@@ -461,7 +461,7 @@ def test_a_round_of_empty_polls_waits_once_for_every_reader(chip_rig, clock):
 
 @pytest.mark.parametrize("uid, budget", [(CARD_4, 40), (CARD_7, 60), (CARD_10, 80)])
 def test_a_resting_card_is_read_whole_on_every_poll(clock, mock_factory, monkeypatch, strict, uid, budget):
-    rig = ChipRig(clock, mock_factory, monkeypatch, strict=strict, miss=0, garble=0)
+    rig = ChipRig(clock, mock_factory, monkeypatch, strict=strict, miss=0, garble=0, noise=0)
     events = []
     group = rig.open([0], events.append)
     card = rig.place("r0", uid)
@@ -530,7 +530,7 @@ def test_two_cards_never_give_a_wrong_uid_and_the_resting_card_stays(chip_rig, c
 
 
 def test_a_collision_keeps_the_resting_card_and_resolves_when_one_is_lifted(clock, mock_factory, monkeypatch, strict):
-    rig = ChipRig(clock, mock_factory, monkeypatch, strict=strict, miss=0, garble=0)
+    rig = ChipRig(clock, mock_factory, monkeypatch, strict=strict, miss=0, garble=0, noise=0)
     events = []
     group = rig.open([0], events.append)
     chip = rig.chips["r0"]
@@ -544,6 +544,47 @@ def test_a_collision_keeps_the_resting_card_and_resolves_when_one_is_lifted(cloc
     run(group, clock, 0.2)
     assert kinds(events) == [("arrived", CARD_4), ("removed", CARD_4), ("arrived", CARD_7)]
     assert len(said(events)) == 1
+
+
+def test_cards_colliding_in_the_atqa_are_never_one_clean_card_even_if_one_misses_the_anticollision(chip_rig, clock):
+    """Two cards with different UID sizes collide in their ATQAs (04 00 and 44 00). If the second then misses
+    the anticollision frame, the first answers it cleanly: the ATQA's collision still says two cards."""
+    events = []
+    group = chip_rig.open([0], events.append)
+    chip = chip_rig.chips["r0"]
+    chip.place(FakeCard(CARD_4))
+    chip.place(FakeCard(CARD_7, deaf_to=bytes([0x93])))
+    clock.advance(PLACE_S)
+    run(group, clock, 3 * GAP)
+    assert kinds(events) == [] and said(events) == ["Two cards: one at a time"]
+
+
+@pytest.mark.parametrize("frame", [0, 1])
+def test_an_atqa_or_a_uid_part_with_a_parity_error_is_not_a_clean_read(chip_rig, clock, frame):
+    """ErrorReg's errors in the answer to WUPA (frame 0) count as they do in an anticollision answer (1)."""
+    events = []
+    group = chip_rig.open([0], events.append)
+    chip = chip_rig.chips["r0"]
+    chip.disturb("parity", frame=frame)
+    chip_rig.place("r0", CARD_4)
+    group.poll_once()
+    assert kinds(events) == []
+    clock.advance(POLL)
+    group.poll_once()
+    assert kinds(events) == [("arrived", CARD_4)]
+
+
+def test_why_a_field_is_unreadable_is_logged_with_errorreg_and_collreg_as_the_answer_left_them(chip_rig, clock, caplog):
+    """HLTA, a Transceive, clears ErrorReg and CollReg: they are read with the answer, before it."""
+    events = []
+    group = chip_rig.open([0], events.append)
+    chip_rig.place("r0", CARD_4)
+    chip_rig.place("r0", "a1b2c3d5")  # the same ATQA; their UIDs differ in bit 25 of the anticollision answer
+    with caplog.at_level(logging.INFO):
+        run(group, clock, 2 * GAP)
+    assert said(events) == ["Two cards: one at a time"]
+    assert any("Two cards" in record.getMessage() and "ErrorReg 0x08, CollReg 0x19" in record.getMessage()
+               for record in caplog.records)
 
 
 def test_a_random_id_is_no_component_not_even_through_a_restart(chip_rig, clock):
@@ -620,6 +661,69 @@ def test_a_resting_card_is_one_arrival_and_no_removal_through_a_fault(chip_rig, 
     assert any("works again" in record.getMessage() for record in caplog.records)
 
 
+def reset_pulses(rig, name="r0"):
+    return len(rig.factory.pin(WIRING[list(rig.chips).index(name)][2]).states)
+
+
+@pytest.mark.parametrize("card", [None, CARD_7])
+def test_an_answer_that_breaks_off_is_polled_again_never_a_restart(chip_rig, clock, card):
+    """TAuto stops the timer at an answer's 5th bit; an answer that then breaks off (noise, a card at the edge
+    of the field) sets neither RxIRq nor TimerIRq. The chip is working: the poll is made again (HLTA first, so
+    that a card woken by it answers the next WUPA), the field is read as it is, and nobody sees a restart."""
+    events = []
+    group = chip_rig.open([0], events.append)
+    chip = chip_rig.chips["r0"]
+    if card:
+        chip_rig.place("r0", card)
+    run(group, clock, 0.2)
+    pulses = reset_pulses(chip_rig)
+    for _ in range(20):
+        chip.disturb("broken")  # the next poll's first answer (WUPA's, in an empty field noise) breaks off
+        group.poll_once()
+        assert group.readers["r0"].present == card
+        clock.advance(POLL)
+    assert reset_pulses(chip_rig) == pulses and not any(isinstance(e, ReaderStatus) for e in events)
+    chip.lift()
+    for _ in range(round(GAP / POLL) + 2):
+        chip.disturb("broken")
+        group.poll_once()
+        clock.advance(POLL)
+    assert kinds(events) == ([("arrived", card), ("removed", card)] if card else [])  # each poll found it empty
+
+
+def test_answers_that_break_off_twice_are_an_unreadable_poll_and_a_resting_card_stays(chip_rig, clock):
+    events = []
+    group = chip_rig.open([0], events.append)
+    chip = chip_rig.chips["r0"]
+    chip_rig.place("r0", CARD_7)
+    run(group, clock, 0.2)
+    pulses = reset_pulses(chip_rig)
+    for _ in range(round(2 * GAP / POLL)):
+        chip.disturb("broken")  # WUPA's answer
+        chip.disturb("broken", frame=2)  # after the HLTA, the second WUPA's
+        group.poll_once()
+        clock.advance(POLL)
+    assert kinds(events) == [("arrived", CARD_7)] and said(events) == ["Tag unreadable: again"]
+    assert reset_pulses(chip_rig) == pulses and group.problems() == {}
+
+
+def test_a_chip_whose_timer_stops_too_is_restarted_and_its_resting_card_stays_one_tap(chip_rig, clock):
+    """Silence, then a timer started anew that does not run out either: the chip's clock stopped. That, or a
+    register check that fails (a reset chip: TAuto and the antenna off), is a fault, and the reader restarts."""
+    events = []
+    group = chip_rig.open([0], events.append)
+    chip = chip_rig.chips["r0"]
+    chip_rig.place("r0", CARD_7)
+    run(group, clock, 0.2)
+    pulses = reset_pulses(chip_rig)
+    chip.stall()
+    run(group, clock, 1.0)
+    statuses = [e for e in events if isinstance(e, ReaderStatus)]
+    assert [e.short for e in statuses] == ["restarting", None] and "clock stopped" in statuses[0].problem
+    assert reset_pulses(chip_rig) == pulses + 2  # one hard reset
+    assert kinds(events) == [("arrived", CARD_7)]
+
+
 def test_an_overheated_reader_is_a_fault_so_named_and_its_resting_card_stays_one_tap(chip_rig, clock):
     """ErrorReg's TempErr: the chip switched its antenna off, which is no evidence of an empty field. The
     reader is failing ("overheating"), retried with the back-off, and works again once the chip is cool."""
@@ -679,7 +783,7 @@ def test_an_unplugged_reader_costs_the_other_reader_no_tap_and_no_delay(clock, m
     def latencies(unplugged: bool) -> list[float]:
         """20 taps on r0 at odd moments, polled as the group's thread polls; r1 (a card resting on
         it) is unplugged for 3 s of them when `unplugged`. The delay of each arrival after its tap."""
-        rig = ChipRig(clock, mock_factory, monkeypatch, strict=strict, miss=0, garble=0)
+        rig = ChipRig(clock, mock_factory, monkeypatch, strict=strict, miss=0, garble=0, noise=0)
         events = []
         group = rig.open([0, 1], lambda event: events.append((clock.now, event)))
         resting = rig.place("r1", CARD_4)
@@ -817,7 +921,7 @@ needs_stock = pytest.mark.skipif(
 @needs_stock
 def test_the_stock_simple_mfrc522_path_costs_thousands_per_empty_poll_and_truncates_7_byte_uids(clock, strict):
     bus = FakeBus(clock)
-    chip = bus.add_chip(0, 0, strict=strict, miss=0, garble=0)
+    chip = bus.add_chip(0, 0, strict=strict, miss=0, garble=0, noise=0)
     clock.advance(0.1)  # the module was powered long before
     with stock_mfrc522(bus) as (mfrc522, gpio):
         reader = mfrc522.SimpleMFRC522()
