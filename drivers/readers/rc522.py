@@ -395,6 +395,9 @@ class Rc522Reader(Reader):
         self._due = self._clock() + wait  # counted from the end of the step (an import may be slow)
         return False
 
+    def _step_due(self) -> float | None:
+        return self._due if self._steps is not None else None
+
     def _begin(self) -> float:
         return self._use_chip(self._chip.wake)
 

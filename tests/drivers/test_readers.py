@@ -20,10 +20,10 @@ from drivers.readers import (MockReader, ReaderError, ReaderSpec, ReaderStatus, 
                              open_readers)
 from drivers.readers.group import STALL_S
 from drivers.readers.presence import Presence, Unreadable
-from drivers.readers.rc522 import GUARD_S, crc_a
+from drivers.readers.rc522 import GUARD_S, OSCILLATOR_S, crc_a
 
-from .fake_rc522 import (BIT_FRAMING, COMMAND, RF_CFG, START_SEND, TRANSCEIVE, TX_CONTROL, FakeBus, FakeCard,
-                         iso_crc_a, stock_mfrc522)
+from .fake_rc522 import (BIT_FRAMING, COMMAND, RF_CFG, SOFT_RESET, START_SEND, TRANSCEIVE, TX_CONTROL, VERSION,
+                         FakeBus, FakeCard, iso_crc_a, stock_mfrc522)
 from .support import simulate
 
 TIMING = ReaderTiming(poll_ms=50, gap_ms=500)
@@ -437,6 +437,41 @@ def test_the_first_request_after_the_antenna_goes_on_waits_for_the_iso_guard_tim
     field_on = next(at for at, register, value in trace if register == TX_CONTROL and value & 0x03)
     first_request = next(at for at, register, value in trace if register == BIT_FRAMING and value & START_SEND)
     assert first_request - field_on >= GUARD_S > 0.005
+
+
+START_UP_S = 2 * OSCILLATOR_S + GUARD_S  # 50 ms after the hard reset, 50 after the soft reset, 5.1 of field
+
+
+def test_a_start_up_takes_the_sum_of_its_waits_not_a_round_for_each(clock, mock_factory, monkeypatch):
+    """Each wait counts from the end of its step (the reset's rising edge, SoftReset, the antenna on), and the
+    group's thread wakes when it ends: waiting for the next round instead missed it by the step's own SPI
+    time, so each 50 ms wait cost two rounds (a start-up took 250 ms). A card resting on a reader arrives
+    after the waits and a poll; one whose reader browns out is polled again after the 0.2 s back-off and a
+    start-up."""
+    rig = ChipRig(clock, mock_factory, monkeypatch, miss=0, garble=0, noise=0)
+    specs = rig.specs([0, 1, 2])
+    for chip, uid in zip(rig.chips.values(), (CARD_4, CARD_7, CARD_10)):
+        chip.place(FakeCard(uid))
+    chip = rig.chips["r0"]
+    chip.trace = []
+    events = []
+    group = open_readers(specs, lambda event: events.append((clock.now, event)), timing=TIMING, clock=clock,
+                         sleep=clock.sleep, pin_factory=rig.factory)
+    opened = clock.now
+    group.run_for(0.5, clock.sleep)
+    arrivals = [at - opened for at, event in events if isinstance(event, TagEvent)]
+    assert len(arrivals) == 3 and max(arrivals) < START_UP_S + 0.04, arrivals  # and the polls of the cards before
+    reads = [at for at, data in chip.trace if data[0] == (VERSION << 1 | 0x80)]
+    soft_reset = next(at for at, register, value in writes(chip.trace) if (register, value) == (COMMAND, SOFT_RESET))
+    awake = next(at for at, data in chip.trace if data[0] == (COMMAND << 1 | 0x80))
+    assert reads[1] - reads[0] >= OSCILLATOR_S and awake - soft_reset >= OSCILLATOR_S  # the waits are all kept
+    events.clear()
+    chip.brown_out()
+    dipped = clock.now
+    group.run_for(1.0, clock.sleep)
+    recovered = [at - dipped for at, event in events if isinstance(event, ReaderStatus) and event.problem is None]
+    assert recovered and recovered[0] < POLL + group.readers["r0"].retry_first + START_UP_S + 0.03, recovered
+    assert not tags(e for _, e in events)
 
 
 def test_an_empty_poll_costs_at_most_15_transactions(chip_rig, clock):
