@@ -69,6 +69,7 @@ TEMP_ERR, BUFFER_OVFL, COLL_ERR, CRC_ERR, PARITY_ERR, PROTOCOL_ERR = 0x40, 0x10,
 START_SEND = 0x80
 FIFO_LEVEL_MASK = 0x7F
 T_AUTO, T_START_NOW = 0x80, 0x40
+TX_CONTROL_RESET = 0x80  # TxControlReg's reset value: TX1 and TX2 off
 COLL_POS_NOT_VALID = 0x20
 ANTENNA = 0x03
 # ISO 14443A commands.
@@ -191,7 +192,14 @@ class Rc522:
         self.write(MODE, 0x3D)  # CRC preset 0x6363
         self.write(RF_CFG, GAINS_DB[gain_db] << 4 | RF_CFG_RESERVED)
         self.write(COLL, 0x00)  # ValuesAfterColl = 0: bits after a collision read 0
-        self.write(TX_CONTROL, 0x80 | ANTENNA)  # TxControlReg's reset value with TX1 and TX2 on
+        self.write(TX_CONTROL, TX_CONTROL_RESET | ANTENNA)
+
+    def power_down(self) -> bool:
+        """The antenna off, then soft power-down (datasheet 8.6.2: the oscillator and every current sink off,
+        the registers kept, until a reset); True once CommandReg reads it back."""
+        self.write(TX_CONTROL, TX_CONTROL_RESET)
+        self.write(COMMAND, POWER_DOWN | IDLE)
+        return self.read(COMMAND)[0] == POWER_DOWN | IDLE
 
     # -- ISO 14443A ------------------------------------------------------------------------------
     def wake(self) -> float:
@@ -502,10 +510,20 @@ class Rc522Reader(Reader):
             log.warning("reader %d (%s): " + message, self.number, self.name, *args)
 
     def _release(self) -> None:
-        """The reset line is driven low before it is released: the chip powers down, its field off."""
-        if self._reset is not None:
-            self._reset.off()
-            self._reset.close()
+        """Leave the chip with its field off whatever its reset line does next: gpiozero returns a released pin
+        to an input without a pull, which nothing drives once the process has ended. The chip is put in soft
+        power-down (antenna off) through its registers, and its line released as it is, high: a module that
+        pulls RST up (the common ones do: they work with RST unconnected) keeps it powered down; on one that
+        does not, the line floats, and low is hard power-down while a rise is a hard reset, whose defaults
+        have the antenna off. A chip that does not confirm the power-down (failing, starting) is held in hard
+        power-down (the line low) until the line is released."""
+        powered_down = False
         if self._spi is not None:
+            with contextlib.suppress(OSError):
+                powered_down = Rc522(self._spi).power_down()
             self._spi.close()
             self._spi = None
+        if self._reset is not None:
+            if not powered_down:
+                self._reset.off()
+            self._reset.close()

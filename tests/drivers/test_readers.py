@@ -66,9 +66,10 @@ class ChipRig:
     #: every rig of the running test, whose chips must end it with no violation (see `no_violations`)
     made: list["ChipRig"] = []
 
-    def __init__(self, clock, mock_factory, monkeypatch, strict=True, bus=None, **chip):
+    def __init__(self, clock, mock_factory, monkeypatch, strict=True, bus=None, pull_up=False, **chip):
         self.clock = clock
         self.factory = mock_factory
+        self.pull_up = pull_up  # the modules pull their reset lines up
         self.bus = bus or FakeBus(clock)
         self.made.append(self)
         monkeypatch.setitem(sys.modules, "spidev", self.bus.module())
@@ -81,7 +82,7 @@ class ChipRig:
             bus, device, rst = WIRING[i]
             specs.append(ReaderSpec(name=f"r{i}", driver="mfrc522", seat=seat, bus=bus, device=device, rst=rst, **options))
             chip = self.chips[f"r{i}"] = self.bus.add_chip(bus, device, **self.chip_options)
-            chip.wire_reset(self.factory, rst)
+            chip.wire_reset(self.factory, rst, self.pull_up)
         return specs
 
     def open(self, seats, sink, **options):
@@ -843,15 +844,41 @@ def test_an_unplugged_reader_costs_the_other_reader_no_tap_and_no_delay(clock, m
     assert max(f - h for f, h in zip(faulty, healthy)) < 0.001
 
 
-def test_the_reset_line_is_pulsed_at_start_and_left_low_when_released(chip_rig, clock):
-    group = chip_rig.open([0], print)
-    pin = chip_rig.factory.pin(WIRING[0][2])
+@pytest.mark.parametrize("pull_up", [True, False], ids=["pulled-up", "floating"])
+def test_the_reset_line_is_pulsed_at_start_and_a_closed_reader_stays_powered_down_its_field_off(
+        clock, mock_factory, monkeypatch, strict, pull_up):
+    """Once released, gpiozero leaves the reset line an input without a pull: a module's pull-up takes it high.
+    The chip, put in soft power-down before, stays so (its field off, microamps) on either wiring, as long
+    as a floating line stays where it was."""
+    rig = ChipRig(clock, mock_factory, monkeypatch, strict=strict, pull_up=pull_up)
+    group = rig.open([0], print)
+    chip = rig.chips["r0"]
+    chip.place(FakeCard(CARD_4))
+    pin = mock_factory.pin(WIRING[0][2])
     assert pin.function == "output" and pin.state is True
     assert [state.state for state in pin.states[-2:]] == [False, True]  # a hard reset pulse
+    run(group, clock, 0.2)
+    assert chip.field
     group.close()
-    assert pin.function == "input" and pin.state is False  # driven low (power-down), then released
-    assert chip_rig.chips["r0"].in_reset and not chip_rig.chips["r0"].field
-    assert all(spi.closed for spi in chip_rig.bus.opened)
+    assert pin.function == "input" and pin.state is True  # released high, never pulsed low
+    assert chip.power == "soft power-down" and not chip.field and chip.cards[0].state == "off"
+    assert all(spi.closed for spi in rig.bus.opened)
+
+
+@pytest.mark.parametrize("pull_up", [True, False], ids=["pulled-up", "floating"])
+def test_a_reader_closed_while_starting_or_failing_is_held_in_hard_power_down_until_released(
+        clock, mock_factory, monkeypatch, pull_up):
+    """A chip that does not confirm its soft power-down (here it is still starting: its writes are lost) has
+    its reset line driven low before the line is released: a module's pull-up then resets it, with the
+    antenna off; a floating line stays low."""
+    rig = ChipRig(clock, mock_factory, monkeypatch, pull_up=pull_up)
+    group = open_readers(rig.specs([0]), print, timing=TIMING, clock=clock, sleep=clock.sleep,
+                         pin_factory=rig.factory)
+    group.poll_once()  # the hard reset: the chip's oscillator is starting
+    group.close()
+    pin, chip = mock_factory.pin(WIRING[0][2]), rig.chips["r0"]
+    assert [state.state for state in pin.states[-3:]] == ([True, False, True] if pull_up else [False, True, False])
+    assert chip.power == ("running" if pull_up else "hard power-down") and not chip.field
 
 
 # -- messages for the first hour on a Pi -----------------------------------------------------------
