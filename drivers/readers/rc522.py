@@ -52,7 +52,7 @@ from typing import Any
 
 from drivers.pins import gpio, gpio_problem, permission_denied, spi_line
 
-from .base import Reader, ReaderFault
+from .base import Reader, ReaderError, ReaderFault
 from .presence import PollResult, Unreadable
 
 log = logging.getLogger(__name__)
@@ -84,6 +84,10 @@ GAINS_DB = {18: 0b000, 23: 0b001, 33: 0b100, 38: 0b101, 43: 0b110, 48: 0b111}
 #: through a card or a tile; 43 dB reads it without picking up a neighbouring reader's tags
 DEFAULT_GAIN_DB = 43
 RF_CFG_RESERVED = 0x08  # RFCfgReg's reserved bits keep their reset value
+
+#: spi_hz, from the profile's floor (a poll of a resting card already takes 14 ms at it) to the MFRC522's
+#: most, 10 Mbit/s (datasheet 8.1.2)
+SPI_HZ_MIN, SPI_HZ_MAX = 100_000, 10_000_000
 
 VERSIONS = {0x90: "MFRC522 v0.0", 0x91: "NXP MFRC522 v1.0", 0x92: "NXP MFRC522 v2.0"}
 CLONES = {0x88: "FM17522 clone", 0x12: "counterfeit MFRC522"}
@@ -365,8 +369,11 @@ class Rc522Reader(Reader):
                  gain_db: int = DEFAULT_GAIN_DB, pin_factory: Any = None, sleep: Callable[[float], None] = time.sleep,
                  **kwargs: Any):
         super().__init__(name, seat, **kwargs)
+        if type(spi_hz) is not int or not SPI_HZ_MIN <= spi_hz <= SPI_HZ_MAX:
+            raise ReaderError(f"reader {name}: spi_hz {spi_hz!r} is not a whole number of Hz from {SPI_HZ_MIN} to "
+                              f"{SPI_HZ_MAX} (the MFRC522's SPI runs at up to 10 Mbit/s)")
         if gain_db not in GAINS_DB:
-            raise ValueError(f"gain_db {gain_db}: one of {', '.join(map(str, GAINS_DB))}")
+            raise ReaderError(f"reader {name}: gain_db {gain_db!r} is not one of {', '.join(map(str, GAINS_DB))}")
         self.where = f"/dev/spidev{bus}.{device}"
         #: the chip found at the last start, e.g. "NXP MFRC522 v2.0 (0x92)"; None before
         self.version: str | None = None

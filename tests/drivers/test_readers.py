@@ -350,6 +350,19 @@ def test_open_readers_refuses_bad_specs(clock, mock_factory):
         open_readers([ReaderSpec("a", "mfrc522")], print, clock=clock)
 
 
+@pytest.mark.parametrize("option, message", [
+    ({"spi_hz": 20_000_000}, "spi_hz 20000000 is not a whole number of Hz from 100000 to 10000000"),
+    ({"spi_hz": 50_000}, "spi_hz 50000 is not"), ({"spi_hz": 1e6}, "spi_hz 1000000.0 is not"),
+    ({"gain_db": 40}, "gain_db 40 is not one of 18, 23, 33, 38, 43, 48")])
+def test_an_mfrc522_spec_out_of_the_chips_range_is_refused_before_anything_is_opened(chip_rig, clock, option,
+                                                                                    message):
+    """The MFRC522's SPI runs at up to 10 Mbit/s: a spec built without the profile loader is checked too."""
+    spec = dataclasses.replace(chip_rig.specs([0])[0], **option)
+    with pytest.raises(ReaderError, match=f"reader r0: {message}"):
+        open_readers([spec], print, clock=clock, pin_factory=chip_rig.factory)
+    assert chip_rig.bus.attempts == [] and chip_rig.factory.pin(WIRING[0][2]).function == "input"
+
+
 # -- the arrival/removal rule on its own --------------------------------------------------------
 
 def test_a_field_unreadable_for_the_gap_is_said_once_until_a_clean_read_or_an_empty_field_for_the_gap():
