@@ -7,12 +7,14 @@ Here the chip is driven through its registers with spidev, in the order of the d
 real boards (NXP's reference code, the Arduino MFRC522 library, ESPHome, the `mfrc522` package), and
 the reset line with gpiozero (so closing a reader releases its own pin only).
 
-Start-up, one step per poll so that a slow or dead reader never holds up the others: the reset line
-low (hard power-down) then high (hard reset); 50 ms for the oscillator; the version register (0x00 or
-0xFF: nothing answers) and a soft reset; 50 ms, until the PowerDown bit clears; the set-up (106 kBd,
-the timer, 100 % ASK, the CRC preset, the receiver gain in RFCfgReg, ValuesAfterColl = 0) and the
-antenna on; then at least 5.1 ms of unmodulated field before the first request (ISO/IEC 14443-3: a
-card may need 5 ms after the field comes on), so a card resting on a restarted reader is seen.
+Start-up, one step at a time, each taken by a poll once the wait before it has ended (the group's
+thread wakes for it between rounds), so that a slow or dead reader never holds up the others: the
+reset line low (hard power-down) then high (hard reset); 50 ms for the oscillator; the version
+register (0x00 or 0xFF: nothing answers) and a soft reset; 50 ms, until the PowerDown bit clears;
+the set-up (106 kBd, the timer, 100 % ASK, the CRC preset, the receiver gain in RFCfgReg,
+ValuesAfterColl = 0) and the antenna on; then at least 5.1 ms of unmodulated field before the first
+request (ISO/IEC 14443-3: a card may need 5 ms after the field comes on), so a card resting on a
+restarted reader is seen: about 105 ms in all. Closed, the chip is left in soft power-down.
 
 One poll:
 1. WUPA (wakes cards that are idle *or* halted), with the chip's own timer as the time-out, looked at
@@ -70,7 +72,6 @@ START_SEND = 0x80
 FIFO_LEVEL_MASK = 0x7F
 T_AUTO, T_START_NOW = 0x80, 0x40
 TX_CONTROL_RESET = 0x80  # TxControlReg's reset value: TX1 and TX2 off
-COLL_POS_NOT_VALID = 0x20
 ANTENNA = 0x03
 # ISO 14443A commands.
 WUPA, HLTA, CASCADE_TAG = 0x52, 0x50, 0x88
@@ -127,8 +128,8 @@ class Frame:
 
     data: bytes
     error: int
-    last_bits: int = 0
-    coll: int = COLL_POS_NOT_VALID
+    last_bits: int
+    coll: int
 
     def __str__(self) -> str:
         return f"{self.data.hex() or 'nothing'} (ErrorReg 0x{self.error:02X}, CollReg 0x{self.coll:02X})"
