@@ -714,6 +714,16 @@ def test_a_resting_card_is_one_arrival_and_no_removal_through_a_fault(chip_rig, 
     assert any("works again" in record.getMessage() for record in caplog.records)
 
 
+def resting(rig, clock, uid):
+    """Reader r0, opened with `uid` resting on it (None: nothing) and polled: its group, chip and events."""
+    events = []
+    group = rig.open([0], events.append)
+    if uid:
+        rig.place("r0", uid)
+    run(group, clock, 0.2)
+    return group, rig.chips["r0"], events
+
+
 def reset_pulses(rig):
     """How often reader r0's reset line has changed level."""
     return len(rig.factory.pin(WIRING[0][2]).states)
@@ -724,12 +734,7 @@ def test_an_answer_that_breaks_off_is_polled_again_never_a_restart(chip_rig, clo
     """TAuto stops the timer at an answer's 5th bit; an answer that then breaks off (noise, a card at the edge
     of the field) sets neither RxIRq nor TimerIRq. The chip is working: the poll is made again (HLTA first, so
     that a card woken by it answers the next WUPA), the field is read as it is, and nobody sees a restart."""
-    events = []
-    group = chip_rig.open([0], events.append)
-    chip = chip_rig.chips["r0"]
-    if card:
-        chip_rig.place("r0", card)
-    run(group, clock, 0.2)
+    group, chip, events = resting(chip_rig, clock, card)
     pulses = reset_pulses(chip_rig)
     for _ in range(20):
         chip.disturb("broken")  # the next poll's first answer (WUPA's, in an empty field noise) breaks off
@@ -746,11 +751,7 @@ def test_an_answer_that_breaks_off_is_polled_again_never_a_restart(chip_rig, clo
 
 
 def test_answers_that_break_off_twice_are_an_unreadable_poll_and_a_resting_card_stays(chip_rig, clock):
-    events = []
-    group = chip_rig.open([0], events.append)
-    chip = chip_rig.chips["r0"]
-    chip_rig.place("r0", CARD_7)
-    run(group, clock, 0.2)
+    group, chip, events = resting(chip_rig, clock, CARD_7)
     pulses = reset_pulses(chip_rig)
     for _ in range(round(2 * GAP / POLL)):
         chip.disturb("broken")  # WUPA's answer
@@ -764,11 +765,7 @@ def test_answers_that_break_off_twice_are_an_unreadable_poll_and_a_resting_card_
 def test_a_chip_whose_timer_stops_too_is_restarted_and_its_resting_card_stays_one_tap(chip_rig, clock):
     """Silence, then a timer started anew that does not run out either: the chip's clock stopped. That, or a
     register check that fails (a reset chip: TAuto and the antenna off), is a fault, and the reader restarts."""
-    events = []
-    group = chip_rig.open([0], events.append)
-    chip = chip_rig.chips["r0"]
-    chip_rig.place("r0", CARD_7)
-    run(group, clock, 0.2)
+    group, chip, events = resting(chip_rig, clock, CARD_7)
     pulses = reset_pulses(chip_rig)
     chip.stall()
     run(group, clock, 1.0)
