@@ -70,16 +70,21 @@ def transceive(spi, *frame, last_bits=0):
     write(spi, BIT_FRAMING, START_SEND | last_bits)
 
 
+def ready_to_poll(spi, clock):
+    """The antenna on with 100 % ASK, TAuto and a 1 ms timer (40 kHz, 40 ticks), the field on for 10 ms."""
+    write(spi, TX_CONTROL, 0x83)
+    write(spi, TX_ASK, 0x40)
+    write(spi, T_MODE, 0x80)
+    write(spi, T_PRESCALER, 169)
+    write(spi, T_RELOAD_L, 39)
+    clock.advance(0.01)
+
+
 def test_the_timer_runs_on_through_a_new_command_until_tstopnow_and_an_answer_stops_it(clock):
     """TModeReg TAuto: the timer starts at the end of a frame and stops at an answer's 5th bit; nothing
     else stops it but TStopNow (or a reset): Idle does not, so a command cut short sets TimerIRq late."""
     chip, spi = chip_on(clock, transaction_cost=0)
-    write(spi, TX_CONTROL, 0x83)
-    write(spi, TX_ASK, 0x40)
-    write(spi, T_MODE, 0x80)  # TAuto; 13.56 MHz / (2 x 169 + 1) = 40 kHz, 40 ticks = 1 ms
-    write(spi, T_PRESCALER, 169)
-    write(spi, T_RELOAD_L, 39)
-    clock.advance(0.01)
+    ready_to_poll(spi, clock)
     transceive(spi, 0x52, last_bits=7)  # WUPA into an empty field
     clock.advance(0.0002)
     write(spi, COMMAND, IDLE)  # cut short: the timer runs on
@@ -116,22 +121,12 @@ def test_the_fifo_written_while_an_answer_may_come_is_wrerr_and_a_violation(cloc
     assert not read(spi, ERROR) & WR_ERR and len(chip.violations) == 1
 
 
-def ready_to_poll(chip, spi, clock):
-    """The antenna on with 100 % ASK, TAuto and a 1 ms timer (40 kHz, 40 ticks), the field on for 10 ms."""
-    write(spi, TX_CONTROL, 0x83)
-    write(spi, TX_ASK, 0x40)
-    write(spi, T_MODE, 0x80)
-    write(spi, T_PRESCALER, 169)
-    write(spi, T_RELOAD_L, 39)
-    clock.advance(0.01)
-
-
 def test_an_answer_that_breaks_off_stops_the_timer_and_sets_neither_rxirq_nor_timerirq(clock):
     """TModeReg TAuto: the timer stops at an answer's 5th bit; ComIrqReg RxIRq: set only at the end of a
     valid data stream. An answer that breaks off (or noise in an empty field) leaves the chip listening
     with neither bit set; once a command ends the Transceive, a timer started anew runs out as usual."""
     chip, spi = chip_on(clock, transaction_cost=0)
-    ready_to_poll(chip, spi, clock)
+    ready_to_poll(spi, clock)
     card = chip.place(FakeCard("a1b2c3d4"))
     clock.advance(0.01)
     for field in ("a card", "empty"):
@@ -158,7 +153,7 @@ def test_an_answer_that_breaks_off_stops_the_timer_and_sets_neither_rxirq_nor_ti
 
 def test_every_command_clears_errorreg_but_temperr(clock):
     chip, spi = chip_on(clock, transaction_cost=0)
-    ready_to_poll(chip, spi, clock)
+    ready_to_poll(spi, clock)
     chip.place(FakeCard("a1b2c3d4"))
     chip.place(FakeCard("04a1b2c3d4e5f6"))
     clock.advance(0.01)
@@ -174,7 +169,7 @@ def test_every_command_clears_errorreg_but_temperr(clock):
 def test_a_stalled_oscillator_sends_nothing_and_runs_no_timer_until_a_reset(clock, mock_factory):
     chip, spi = chip_on(clock, transaction_cost=0)
     chip.wire_reset(mock_factory, 25, pull_up=True)
-    ready_to_poll(chip, spi, clock)
+    ready_to_poll(spi, clock)
     chip.stall()
     transceive(spi, 0x52, last_bits=7)
     write(spi, CONTROL, T_START_NOW)
@@ -184,7 +179,7 @@ def test_a_stalled_oscillator_sends_nothing_and_runs_no_timer_until_a_reset(cloc
     pin.drive_low()
     pin.drive_high()
     clock.advance(0.05)
-    ready_to_poll(chip, spi, clock)
+    ready_to_poll(spi, clock)
     write(spi, CONTROL, T_START_NOW)
     clock.advance(0.0011)
     assert read(spi, COM_IRQ) & TIMER_IRQ
