@@ -110,7 +110,7 @@ from drivers.display import DRIVERS as DISPLAY_DRIVERS
 from drivers.display import CARED, INTERFACES, ON_STOP, ROTATIONS, STYLES, DisplaySpec
 from drivers.display.panel import DEFAULT_CONTRAST
 from drivers.pins import BUS_PINS
-from drivers.readers import DEFAULT_GAIN_DB, GAINS_DB, ReaderSpec, ReaderTiming
+from drivers.readers import DEFAULT_GAIN_DB, GAINS_DB, SPI_HZ_MAX, SPI_HZ_MIN, ReaderSpec, ReaderTiming
 from drivers.readers import DRIVERS as READER_DRIVERS
 
 from .store import scheme_of, url_problem
@@ -492,7 +492,7 @@ class _Loader:
                 values["device"] = section.choice("device", SPI_DEVICES[bus])
                 self.use_spi(section, bus, values["device"], f"reader {name!r}")
                 values["rst"] = self.use_pin(section, "rst", section.integer("rst", low=0, high=27))
-                values["spi_hz"] = section.integer("spi_hz", 1_000_000, low=100_000, high=10_000_000)
+                values["spi_hz"] = section.integer("spi_hz", 1_000_000, low=SPI_HZ_MIN, high=SPI_HZ_MAX)
                 values["gain_db"] = section.choice("gain_db", tuple(GAINS_DB), DEFAULT_GAIN_DB)
             else:
                 section.refuse(("bus", "device", "rst", "spi_hz", "gain_db"), "to a mock reader")
