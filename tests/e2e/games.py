@@ -33,7 +33,7 @@ def bot_game(name: str, n_players: int, options: dict, seed: int) -> list[dict]:
 
 def table_labels(actions: list[dict]) -> list[dict]:
     """The bot names provinces and cities after its synthetic board even without one; without a
-    board the table names them after the province tile (city k of province p is "p-k")."""
+    board the table names them after the province tile ("Province 3", its city k "city k of province 3")."""
     from firmware.adapters.taj_mahal import TajMahalAdapter
 
     rename: dict[str, str] = {}
@@ -43,7 +43,7 @@ def table_labels(actions: list[dict]) -> list[dict]:
             action["province"] = rename[action["province"]]
         elif "city" in action:
             province, k = action["city"].rsplit("-", 1)
-            action["city"] = f"{rename[province]}-{k}"
+            action["city"] = TajMahalAdapter.city_label(rename[province], int(k))
     return actions
 
 

@@ -2,17 +2,42 @@
 after changing the table's questions)."""
 
 import io
+import re
 
 import pytest
 
 from firmware import demo
+from firmware.screens import Screen
+from firmware.views import ScoreView
+
+
+#: an id where a player reads words: "province-3", "agra-2", "province(s)"
+RAW = re.compile(r"\b(province|agra)-\d|\(s\)")
+#: the inputs of the table: what the scoreboard's line of what the table waits for names
+INPUTS = re.compile(r"\b(tap|ok|pass|withdraw|next|undo)\b")
 
 
 @pytest.mark.parametrize("game", demo.demo_games())
-def test_recorded_demo_plays_to_the_end(game):
+def test_recorded_demo_plays_to_the_end_in_words_a_player_reads(game, monkeypatch):
+    """The whole game played, and every screen on the way: no raw id, what the table waits for names
+    the button or tap that answers it, and the top line holds the title and the phase whole."""
+    shown, do = [], demo.VirtualTime.do
+
+    def watched(self, step):
+        do(self, step)
+        shown.append(self.app.loop.table.view())
+
+    monkeypatch.setattr(demo.VirtualTime, "do", watched)
     out = io.StringIO()
     assert demo.run(game, out) == 0, out.getvalue()[-2000:]
     assert "Winner:" in out.getvalue()
+    screen = Screen()
+    for view in shown:
+        assert not RAW.search(repr(view)), view
+        if isinstance(view, ScoreView):
+            assert INPUTS.search(view.prompt), view.prompt
+            title, phase = screen.heading(view)
+            assert len(title) + 1 + len(phase) <= screen.top and view.phase.startswith(phase), view
 
 
 def test_into_a_file_the_demo_prints_a_score_table_per_round_not_frames():
