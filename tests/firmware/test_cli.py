@@ -68,10 +68,10 @@ def test_tags_import_list_export_and_forget(tmp_path, capsys):
     profile.write_text(with_store(desktop, f'memory://cli-{tmp_path.name}'))
     tags = ROOT / "firmware" / "demos" / "maharani.tags.toml"
     assert main(["tags", "import", str(tags), "--config", str(profile)]) == 0
-    assert "56 tags imported" in capsys.readouterr().out
+    assert "60 tags imported" in capsys.readouterr().out
     assert main(["tags", "list", "--config", str(profile)]) == 0
     listed = capsys.readouterr().out.splitlines()
-    assert len(listed) == 56 and all(" maharani " in line for line in listed)
+    assert len(listed) == 60 and all(" maharani " in line for line in listed)
     exported = tmp_path / "out.toml"
     assert main(["tags", "export", str(exported), "--config", str(profile)]) == 0
     from firmware import tagfile
@@ -106,6 +106,12 @@ def test_manifest_prints_each_games_components_as_its_rules_count_them(capsys):
         assert summary["kinds"] == totals and summary["components"] == sum(totals.values())
         assert sum(g["count"] for g in summary["groups"]) == summary["components"]
         assert summary["questions"] == sum(g["count"] for g in summary["groups"] if g["ask"])
+        assert summary["labelled"] == sum(g["count"] for g in summary["groups"] if g["confidence"] == "unknown" and not g["ask"])
+    assert main(["manifest", "maharani"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert "all of them are known" not in first and "40 of them carry a label" in first  # colour-3 to colour-6
+    assert main(["manifest", "thurn_und_taxis"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].endswith("all of them are known")
     assert main(["manifest", "taj_mahal"]) == 0
     text = capsys.readouterr().out.splitlines()
     assert text[0] == "Taj Mahal: 128 components, one tag each; enrolment asks what 47 of them show"
