@@ -17,6 +17,7 @@
     tablemate backup FILE | --into DIR [--keep N]                 the games, tags, boards and profile in one file
     tablemate restore FILE                                        a backup checked whole, then brought back
     tablemate web [--bind ADDR] [--port N]                        the read-only live view
+    tablemate wiring [-o FILE]                                    the profile's wiring diagram (SVG)
     tablemate doctor                                              is everything answering?
     tablemate panel-off                                           the stopped table's panel, off later
 
@@ -466,6 +467,19 @@ def _players_forget(args: argparse.Namespace) -> int:
     return 0
 
 
+def _wiring(args: argparse.Namespace) -> int:
+    from . import wiring
+
+    profile = _profile(args)
+    drawing = wiring.svg(profile, args.source or str(profile.path)) + "\n"
+    if args.output:
+        _write_text(Path(args.output), drawing)
+        print(f"the wiring of {profile.path} written to {args.output}")
+    else:
+        print(drawing, end="")
+    return 0
+
+
 def _doctor(args: argparse.Namespace) -> int:
     from .doctor import run_checks
 
@@ -599,6 +613,9 @@ def parser() -> argparse.ArgumentParser:
     web = command("web", _web, "serve the read-only live view")
     web.add_argument("--bind", help="the address to serve on (default: the profile's [web] bind)")
     web.add_argument("--port", type=int, help="the port (default: the profile's [web] port)")
+    wiring = command("wiring", _wiring, "draw the profile's wiring: the Pi's header, what each pin connects to (SVG)")
+    wiring.add_argument("--output", "-o", help="write to this file instead of standard output")
+    wiring.add_argument("--source", help="the profile's name in the drawing's title (default: its path)")
     command("doctor", _doctor, "check that Redis, the readers, the display and the GPIO answer")
     command("panel-off", _panel_off, "after tablemate stopped: wait [display] stopped_off_after_min, then "
                                      "turn the panel off (systemd/tablemate-panel-off.service runs it)")
