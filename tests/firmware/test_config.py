@@ -95,11 +95,12 @@ def test_the_desktop_profile_has_a_mock_reader_per_seat_and_a_shared_one():
     assert profile.buttons.driver == "mock" and set(profile.buttons.pins) == {"withdraw", "pass", "undo", "next", "ok"}
 
 
-def test_the_desktop_profile_says_what_it_does():
-    """Its comments: the Pi's button pins ("the same pin numbers as the Pi") and the real key prefix."""
+def test_the_shipped_profiles_comments_say_what_they_do():
+    """The desktop's button pins are the Pi's ("the same pin numbers as the Pi"); the key prefix is the real one."""
     desktop, pi = load_profile(DESKTOP), load_profile(CONFIG / "pi.toml")
     assert desktop.buttons.pins == pi.buttons.pins
-    assert f"in every Redis key: {table_key(desktop.table.id, '...')}" in DESKTOP.read_text()
+    for profile in (desktop, pi):
+        assert f"in every Redis key: {table_key(profile.table.id, '...')}" in profile.path.read_text()
 
 
 def test_the_pi_profile_uses_both_spi_buses_redis_and_an_i2c_ssd1306():
