@@ -471,7 +471,7 @@ def _wiring(args: argparse.Namespace) -> int:
     from . import wiring
 
     profile = _profile(args)
-    drawing = wiring.svg(profile, args.source or str(profile.path)) + "\n"
+    drawing = wiring.svg(profile, args.source or "") + "\n"
     if args.output:
         _write_text(Path(args.output), drawing)
         print(f"the wiring of {profile.path} written to {args.output}")

@@ -148,7 +148,8 @@ class Screen:
         if not self.listing:
             self._rows(1, self.frame_lines)
             return
-        page = self._pages()[min(self.page, len(self._pages()) - 1)]
+        pages = self._pages()
+        page = pages[min(self.page, len(pages) - 1)]
         self._rows(1, page + [""] * (max(2, self.frame_rows) - len(page)))
 
     def _below(self) -> None:

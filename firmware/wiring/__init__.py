@@ -41,6 +41,12 @@ def _readers(profile: Profile) -> list[tuple[int, object]]:
     return [(n, spec) for n, spec in enumerate((r for r in profile.readers if r.driver == "mfrc522"), start=1)]
 
 
+def _select(bus: int, device: int) -> tuple[int, str]:
+    """The GPIO of a chip select on SPI `bus`, and its name ("SPI1 CS2")."""
+    name = ("CE", "CS")[bus] + str(device)
+    return next(number for number, role in BUS_PINS[f"SPI{bus}"].items() if role == name), f"SPI{bus} {name}"
+
+
 def _panel(profile: Profile) -> bool:
     return profile.display.driver in ("ssd1306", "sh1106")
 
@@ -53,7 +59,7 @@ def connections(profile: Profile) -> dict[int, Connection]:
     """Every header pin the profile uses: its part, what it is, and where its wire goes."""
     found: dict[int, Connection] = {}
 
-    def gpio(number: int, part: str, to: str, bus_role: str = "") -> None:
+    def gpio(number: int, bus_role: str, part: str, to: str) -> None:
         signal = f"GPIO{number}" + (f" ({bus_role})" if bus_role else "")
         found[HEADER[number]] = Connection(part, signal, to)
 
@@ -63,33 +69,29 @@ def connections(profile: Profile) -> dict[int, Connection]:
         names = f"reader{'s' * (len(on_bus) > 1)} {', '.join(map(str, on_bus))}"
         for number, role in BUS_PINS[f"SPI{bus}"].items():
             if role in ("SCLK", "MOSI", "MISO"):
-                gpio(number, "reader", f"{names} {'SCK' if role == 'SCLK' else role}", f"SPI{bus} {role}")
+                gpio(number, f"SPI{bus} {role}", "reader", f"{names} {'SCK' if role == 'SCLK' else role}")
     for n, spec in readers:
-        select = ("CE", "CS")[spec.bus] + str(spec.device)
-        number = next(g for g, role in BUS_PINS[f"SPI{spec.bus}"].items() if role == select)
-        gpio(number, "reader", f"reader {n} SDA (chip select)", f"SPI{spec.bus} {select}")
+        gpio(*_select(spec.bus, spec.device), "reader", f"reader {n} SDA (chip select)")
         if spec.rst is not None:
-            gpio(spec.rst, "reader", f"reader {n} RST")
+            gpio(spec.rst, "", "reader", f"reader {n} RST")
     for role, number in profile.buttons.pins.items():
-        gpio(number, "button", f"{role} button")
+        gpio(number, "", "button", f"{role} button")
     for seat, number in profile.buttons.seat_withdraw.items():
-        gpio(number, "button", f"seat {seat + 1} withdraw button")
+        gpio(number, "", "button", f"seat {seat + 1} withdraw button")
     if profile.buttons.encoder:
         for name, number in zip("AB", profile.buttons.encoder):
-            gpio(number, "button", f"encoder {name}")
+            gpio(number, "", "button", f"encoder {name}")
     display = profile.display
     if _panel(profile) and display.interface == "i2c":
-        gpio(2, "display", "display SDA", "I2C1 SDA")
-        gpio(3, "display", "display SCL", "I2C1 SCL")
+        gpio(2, "I2C1 SDA", "display", "display SDA")
+        gpio(3, "I2C1 SCL", "display", "display SCL")
     elif _panel(profile):  # SPI: its own chip select, data/command and reset lines, the bus's SCLK and MOSI
-        select = ("CE", "CS")[display.bus] + str(display.device)
-        number = next(g for g, role in BUS_PINS[f"SPI{display.bus}"].items() if role == select)
-        gpio(number, "display", "display CS", f"SPI{display.bus} {select}")
-        gpio(display.dc, "display", "display DC")
-        gpio(display.rst, "display", "display RES")
+        gpio(*_select(display.bus, display.device), "display", "display CS")
+        gpio(display.dc, "", "display", "display DC")
+        gpio(display.rst, "", "display", "display RES")
         for number, role in BUS_PINS[f"SPI{display.bus}"].items():
             if role in ("SCLK", "MOSI") and HEADER[number] not in found:
-                gpio(number, "display", f"display {'CLK' if role == 'SCLK' else 'DIN'}", f"SPI{display.bus} {role}")
+                gpio(number, f"SPI{display.bus} {role}", "display", f"display {'CLK' if role == 'SCLK' else 'DIN'}")
     supplies = {"display VCC": _panel(profile), "regulator IN": _regulated(profile),
                 "readers' 3.3 V rail": bool(readers) and not _regulated(profile)}
     for to, pin in SUPPLY_PINS.items():

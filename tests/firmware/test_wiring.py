@@ -76,3 +76,16 @@ def test_the_owners_guide_counts_the_wires_the_diagram_counts():
     assert f"{sum(count.values())} female-female jumper wires" in guide
     assert (f"{count['readers']} for the readers' signals, {count['reader power']} for their power" in guide
             and f"{count['buttons']} for the buttons" in guide and f"{count['display']} for the screen" in guide)
+
+
+def test_an_spi_display_is_drawn_on_its_own_lines():
+    import dataclasses
+
+    from drivers.display import DisplaySpec
+
+    pi = load_profile(PI)
+    profile = dataclasses.replace(pi, readers=pi.readers[2:],  # SPI0 left to the display
+                                  display=DisplaySpec(driver="sh1106", interface="spi", bus=0, device=0, dc=24, rst=25))
+    used = {pin: c.to for pin, c in wiring.connections(profile).items()}
+    assert [used[HEADER[g]] for g in (8, 24, 25, 11, 10)] == ["display CS", "display DC", "display RES", "display CLK", "display DIN"]
+    assert wiring.wires(profile)["display"] == 7

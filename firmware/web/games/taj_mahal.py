@@ -190,8 +190,9 @@ def describe(game, s, action: dict) -> str:
         return f"{who}: crowned palace in {action.get('city')}"
     if kind == "chain":
         reached = action.get("provinces")
-        return f"{who}: the chain reaches " + ("no other province" if reached == 0 else
-                                               counted(reached, "other province") if isinstance(reached, int) else f"{reached} other provinces")
+        if isinstance(reached, int):
+            reached = "no other province" if reached == 0 else counted(reached, "other province")
+        return f"{who}: the chain reaches {reached}"
     if kind == "hand" and isinstance(action.get("cards"), list):
         return f"{who} declares a hand of {len(action['cards'])} card{'s' * (len(action['cards']) != 1)}"
     return generic.describe(game, s, action)
