@@ -360,8 +360,8 @@ class Table:
         said = self.adapter.hint(state) if hint and self.session.hints else ""
         if self.journal.trouble:
             said = f"! {self.journal.trouble.short}"
-        return ScoreView(game.title, game.phase(state), rows, prompt.text if prompt else "", self.last_event, said,
-                         offline, notice)
+        return ScoreView(game.title, game.phase(state), rows, self.adapter.waiting(prompt) if prompt else "", self.last_event, said,
+                         offline, notice, self.adapter.short_title)
 
     def _over_view(self, offline: bool) -> OverView:
         game, state = self.session.game, self.session.state
@@ -372,7 +372,7 @@ class Table:
                 place = position + 1
             ranking.append((place, name, total))
         winners = tuple(state.players[seat] for seat in game.winners(state))
-        return OverView(game.title, tuple(ranking), winners, offline)
+        return OverView(game.title, tuple(ranking), winners, offline, self.adapter.short_title)
 
     # -- handlers --------------------------------------------------------------------------------
 

@@ -31,6 +31,7 @@ from ..boards import Boards, write_file
 from ..config import Profile
 from ..enrolment import Progress
 from ..journal import CorruptJournal, GameRecord, Journal
+from ..report import counted
 from ..session import Session
 from ..store import connect
 from ..tagmap import TagMap
@@ -109,8 +110,8 @@ def _snapshot(profile: Profile) -> tuple[Contents, Report]:
     report.problems += [f"game {gid} is not in the backup: {reason}" for gid, reason in contents.skipped]
     current = journal.current()
     contents.current = current if any(game.gid == current for game in contents.games) else None
-    report.lines += [f"{len(contents.games)} games, {len(contents.tags)} tags, {len(contents.boards)} board files, "
-                     f"the profile {contents.profile[0]}"]
+    report.lines += [f"{counted(len(contents.games), 'game')}, {counted(len(contents.tags), 'tag')}, "
+                     f"{counted(len(contents.boards), 'board file')}, the profile {contents.profile[0]}"]
     return contents, report
 
 
@@ -126,7 +127,7 @@ def restore(profile: Profile, path: str | Path) -> Report:
     contents = load(path)
     boards = Boards(profile.boards.dir)
     if contents.boards and profile.boards.dir is None:
-        raise BadBackup(f"{path} holds {len(contents.boards)} board files, but {profile.path} names no [boards] dir to put them in")
+        raise BadBackup(f"{path} holds {counted(len(contents.boards), 'board file')}, but {profile.path} names no [boards] dir to put them in")
     client = connect(profile.store.url)
     journal, tags = Journal(client, profile.table.id), TagMap(client, profile.table.id, profile.store.copy_dir(profile.store.url))
     tags.load()
@@ -198,7 +199,7 @@ def _restore_tags(tags: TagMap, contents: Contents) -> str:
             moved += 1
     tags.set_many(new)
     return (f"tags: {len(contents.tags)} in the backup, {len(contents.tags) - len(new)} already here, {len(new)} written"
-            + (f", {moved} components moved back to the backup's tags" if moved else ""))
+            + (f", {counted(moved, 'component')} moved back to the backup's tags" if moved else ""))
 
 
 def _restore_game(client, table: str, journal: Journal, game: GameRecord) -> tuple[str, str]:
@@ -207,14 +208,14 @@ def _restore_game(client, table: str, journal: Journal, game: GameRecord) -> tup
         here = journal.load(game.gid) if _taken(journal, game.gid) else None
     except (KeyError, CorruptJournal):
         here = "damaged"
-    title = f"game {game.gid} ({game.game}, {len(game.entries)} entries)"
+    title = f"game {game.gid} ({game.game}, {counted(len(game.entries), 'entry', 'entries')})"
     if isinstance(here, GameRecord) and here.header() == game.header() and here.created == game.created:
         shorter = min(len(here.entries), len(game.entries))
         if here.entries[:shorter] == game.entries[:shorter]:
             if len(here.entries) >= len(game.entries):
                 return f"{title}: already here", game.gid
             _write(client, table, game, start=len(here.entries))
-            return f"{title}: {len(game.entries) - len(here.entries)} entries added to the copy here", game.gid
+            return f"{title}: {counted(len(game.entries) - len(here.entries), 'entry', 'entries')} added to the copy here", game.gid
     gid = game.gid
     if here is not None:
         gid = _free_gid(journal, game.gid)

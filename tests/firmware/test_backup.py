@@ -100,7 +100,7 @@ def test_a_backup_restored_on_a_fresh_redis_is_the_same_table(tmp_path, capsys):
         old, new = make_profile(tmp_path, "old", first.url), make_profile(tmp_path, "new", fresh.url)
         gids = fill(old)
         status, out, err = cli(capsys, "backup", str(tmp_path / "table.backup.jsonl"), "--config", str(old))
-        assert status == 0 and f"4 games, {TAGS} tags, 1 board files" in out, err
+        assert status == 0 and f"4 games, {TAGS} tags, 1 board file," in out, err
         first.stop()  # the SD card dies
 
         status, out, err = cli(capsys, "restore", str(tmp_path / "table.backup.jsonl"), "--config", str(new))
