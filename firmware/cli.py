@@ -411,6 +411,10 @@ def _club_acl(args: argparse.Namespace) -> int:
             return 2
         print(acl.table_line(club.table, club.password or "PASSWORD", club.user))
         return 0
+    admin = acl.new_password()
+    print(f"# on the club server (redis-cli), once: your admin user (keep its password: later, redis-cli --user {acl.ADMIN} "
+          "--askpass), then the default user off, which would let anyone on the LAN in with every right")
+    print("\n".join(acl.admin_lines(admin)) + "\n")
     for name in args.names:
         password = acl.new_password()
         print(f"# table {name}: on the club server (redis-cli)\n{acl.table_line(name, password)}")
@@ -418,7 +422,8 @@ def _club_acl(args: argparse.Namespace) -> int:
               f"user = \"{acl.table_user(name)}\"\npassword = \"{password}\"\n")
     password = acl.new_password()
     print(f"# the club page's read-only user (tablemate club --user club-page, TABLEMATE_CLUB_PASSWORD={password})\n"
-          f"{acl.page_line(password)}")
+          f"{acl.page_line(password)}\n")
+    print("# and the users kept over a restart (or use an aclfile and ACL SAVE)\nCONFIG REWRITE")
     return 0
 
 

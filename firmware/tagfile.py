@@ -9,12 +9,13 @@
     id = "nuernberg-2"
     city = "nuernberg"
 
-A player card (firmware.club.players) has no game:
+A player card (firmware.club.players) has no game, and carries the ticket that lets the club count
+its games at the tables the file goes to (so a tag file goes to the owner's own tables only):
 
     [tags.04c3d2e1]
     kind = "player"
     label = "Zoé"
-    descriptor = { id = "p-5e1c09a4b2f7", name = "Zoé" }
+    descriptor = { id = "p-5e1c09a4b2f7", name = "Zoé", ticket = "9f1c..." }
 
 An import is checked as a whole before anything is written: every entry against its game's component
 description (engines.<game>.COMPONENTS), a player card's id against its UID, no UID twice, no
@@ -120,7 +121,7 @@ def _player(where: str, raw: dict, uid: str) -> TagEntry:
     problem = players.descriptor_problem(uid, raw["descriptor"], label)
     if problem:
         raise BadTagFile(f"{where}: {problem}")
-    return players.card(uid, raw["descriptor"]["name"])
+    return players.card(uid, raw["descriptor"]["name"], raw["descriptor"].get("ticket"))
 
 
 def _line_of(lines: list[str], uid: str) -> int:

@@ -70,6 +70,8 @@ class RedisServer:
             try:
                 client.ping()
                 return self
+            except redis.AuthenticationError:  # it answers, and asks for a login (its default user is off)
+                return self
             except redis.ConnectionError:
                 if time.monotonic() > deadline or self.process.poll() is not None:
                     raise RuntimeError("redis-server did not start") from None

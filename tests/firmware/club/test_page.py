@@ -10,6 +10,7 @@ import pytest
 
 from firmware.club import create_app
 from firmware.club.results import placings
+from firmware.club.roster import publish
 from firmware.journal import Journal
 from firmware.session import Session
 from firmware.store import connect
@@ -38,6 +39,7 @@ def club(tmp_path_factory):
     played(client, "t1", "20261120-200000-aaaa", ["Zoé", "Max", "Cy"], [ZOE, MAX, None])
     played(client, "t1", "20261121-200000-bbbb", ["Max", "Zoé", "Cy"], [MAX, ZOE, None])
     played(client, "t2", "20261121-210000-cccc", ["Ana", "Ben"], None, upto=0)
+    publish(client, "t1", {ZOE: {"name": "Zoé", "ticket": "1" * 32}, MAX: {"name": "Max", "ticket": "2" * 32}})  # t1's uplink
     server = Background(None, None, port=0, app=create_app(url)).start()
     yield server.url
     server.stop()
