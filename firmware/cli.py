@@ -129,7 +129,8 @@ def _web(args: argparse.Namespace) -> int:
     store = choose(profile.store.url, profile.store.fallback)
     if store.note:
         print(f"tablemate: {store.note}", file=sys.stderr)
-    return _serving(lambda: serve(store.url, profile.table.id, args.bind or profile.web.bind, args.port or profile.web.port))
+    return _serving(lambda: serve(store.url, profile.table.id, args.bind or profile.web.bind, args.port or profile.web.port,
+                                  profile.web.hosts))
 
 
 def _serving(run: Callable[[], None]) -> int:
@@ -397,7 +398,7 @@ def _club(args: argparse.Namespace) -> int:
     if problem:
         print(f"tablemate: --url {problem}", file=sys.stderr)
         return 2
-    return _serving(lambda: serve(args.url, args.user, password, args.bind, args.port))
+    return _serving(lambda: serve(args.url, args.user, password, args.bind, args.port, tuple(args.allow_host)))
 
 
 def _club_acl(args: argparse.Namespace) -> int:
@@ -485,6 +486,15 @@ def _panel_off(args: argparse.Namespace) -> int:
     return 0
 
 
+def _host(text: str) -> str:
+    from .config import host_problem
+
+    problem = host_problem(text)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return text
+
+
 def _at_least_one(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"{text!r} is not a count of at least 1")
@@ -557,6 +567,8 @@ def parser() -> argparse.ArgumentParser:
     club.add_argument("--user", help="its read-only ACL user (tablemate club-acl prints it)")
     club.add_argument("--password-file", help="a file holding its password (else $TABLEMATE_CLUB_PASSWORD)")
     club.add_argument("--bind", default="127.0.0.1", help="the address to serve on (default 127.0.0.1)")
+    club.add_argument("--allow-host", action="append", default=[], type=_host, metavar="NAME",
+                      help="answer only requests to this host name or address (repeatable; default: any)")
     club.add_argument("--port", type=int, default=8080, help="the port (default 8080)")
     club_acl = command("club-acl", _club_acl, "print the club Redis's ACL lines: one user per table, and the page's")
     club_acl.add_argument("names", nargs="*", help="table names (new passwords are made); none: the profile's [club]")

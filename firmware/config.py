@@ -73,6 +73,9 @@ Sections and keys (defaults in brackets; every other key is an error):
                  seat_withdraw table: seat -> GPIO ("0" = 12): a withdraw button per seat
 [encoder]        a, b          rotary encoder GPIOs (needs buttons driver gpio or mock)
 [web]            enabled [false], bind ["127.0.0.1"], port [8080]: the read-only live view
+                 hosts         the host names or addresses it answers at (its Host header; e.g.
+                               ["tablemate.local", "192.168.1.20"]) [any]: a page of another site
+                               that a DNS name points at the table's address reads nothing
 [sim]            bind ["127.0.0.1"], port [8080]: the page of `tablemate sim`, which takes inputs, so it
                  stays on loopback unless bind says otherwise (it needs mock readers and buttons)
 [hints]          enabled [true]; games: table of game name -> bool, overriding enabled per game
@@ -130,6 +133,17 @@ _REQUIRED = object()
 _PACKAGES = (*(Path(module.__file__).resolve().parent for module in (drivers, engines)), Path(__file__).resolve().parent)
 
 
+def host_problem(host: object) -> str | None:
+    """What is wrong with a host name or address a page is to answer at (None: nothing)."""
+    from .web.guard import host_key, host_named
+
+    try:
+        fine = isinstance(host, str) and host_named(f"[{host}]" if ":" in host else host) == host_key(host)
+    except ValueError:
+        fine = False
+    return None if fine else f"{host!r} is not a host name or an IP address (like tablemate.local or 192.168.1.20)"
+
+
 class ProfileError(ValueError):
     """A profile that cannot be used; the message names the file and the key."""
 
@@ -160,6 +174,8 @@ class WebConfig:
     enabled: bool = False
     bind: str = "127.0.0.1"
     port: int = 8080
+    #: the Host names it answers at (empty: any)
+    hosts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -545,7 +561,12 @@ class _Loader:
     def web(self) -> WebConfig:
         section = self.root.table("web")
         bind = self.address(section)
-        config = WebConfig(section.get("enabled", bool, False), bind, section.integer("port", 8080, low=1, high=65535))
+        hosts = section.get("hosts", list, [])
+        for host in hosts:
+            problem = host_problem(host)
+            if problem:
+                section.fail("hosts", problem)
+        config = WebConfig(section.get("enabled", bool, False), bind, section.integer("port", 8080, low=1, high=65535), tuple(hosts))
         section.done()
         return config
 

@@ -12,17 +12,19 @@ Entry points:
 from .uplink import ClubTrouble, Uplink
 
 
-def create_app(url: str, user: str | None = None, password: str | None = None, max_viewers: int = 50):
+def create_app(url: str, user: str | None = None, password: str | None = None, max_viewers: int = 50,
+               hosts: tuple[str, ...] = ()):
     from .page import create_app
 
-    return create_app(url, user, password, max_viewers)
+    return create_app(url, user, password, max_viewers, hosts)
 
 
-def serve(url: str, user: str | None, password: str | None, bind: str, port: int) -> None:
-    """Serve the club page until SIGINT/SIGTERM (blocking), with the live view's server settings."""
+def serve(url: str, user: str | None, password: str | None, bind: str, port: int, hosts: tuple[str, ...] = ()) -> None:
+    """Serve the club page until SIGINT/SIGTERM (blocking), with the live view's server settings;
+    with `hosts`, only at those names."""
     from ..web.server import foreground
 
-    foreground(create_app(url, user, password), bind, port, "tablemate club: the club page")
+    foreground(create_app(url, user, password, hosts=hosts), bind, port, "tablemate club: the club page")
 
 
 __all__ = ["ClubTrouble", "Uplink", "create_app", "serve"]

@@ -34,7 +34,7 @@ HERE = Path(__file__).parent
 #: how often the page's stream looks for a change at the table (seconds); the page is redrawn only
 #: when the frame, the inputs, the status line or the tag map changed
 POLL_S = 0.02
-#: host names the inputs are taken from, besides the address the page is bound to
+#: the host names the page answers at (every request: guard.py), besides the address it is bound to
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 

@@ -108,3 +108,17 @@ def test_a_game_has_its_whole_timeline_and_unknown_ones_are_404(club):
 def test_the_page_is_read_only_and_guarded_like_the_live_view(club):
     response = httpx.post(club + "/api/tables", timeout=10)
     assert response.status_code == 405 and "content-security-policy" in get(club, "/players").headers
+
+
+def test_the_page_answers_only_at_its_allowed_hosts_when_given(tmp_path, capsys):
+    from firmware.cli import main
+
+    server = Background(None, None, port=0, app=create_app(f"memory://club-hosts-{tmp_path.name}", hosts=("club.local",))).start()
+    try:
+        assert httpx.get(server.url + "/api/tables", headers={"host": "club.local:8080"}, timeout=10).status_code == 200
+        assert httpx.get(server.url + "/api/tables", headers={"host": "evil.example"}, timeout=10).status_code == 403
+    finally:
+        server.stop()
+    with pytest.raises(SystemExit):
+        main(["club", "--url", "redis://localhost:6379/0", "--allow-host", "evil@club.local"])
+    assert "is not a host name or an IP address" in capsys.readouterr().err

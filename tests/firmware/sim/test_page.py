@@ -39,6 +39,21 @@ def test_inputs_come_only_from_the_page_itself(sim):
     assert sim.app.loop.table.refusals == 0 and sim.app.loop.frames == 1  # nothing reached the table
 
 
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:{port}", "evil.example@127.0.0.1:{port}", "127.0.0.1@evil.example",
+                                  "127.0.0.1:{port}/x", "127.0.0.1.nip.io:{port}", ""])
+@pytest.mark.parametrize("path", ["/", "/sim/state", "/sim/events", "/api/state", "/events", "/games"])
+def test_every_request_must_name_the_simulators_own_host(sim, path, host):
+    """DNS rebinding: a page of another site whose name points at 127.0.0.1 reads nothing either."""
+    answer = httpx.get(sim.url + path, headers={"host": host.format(port=sim.page.port)}, timeout=5)
+    assert answer.status_code == 403 and "answers only at 127.0.0.1, localhost, ::1" in answer.text
+
+
+def test_the_simulators_own_hosts_are_answered(sim):
+    for host in ("127.0.0.1:{port}", "localhost:{port}", "LOCALHOST", "[::1]:{port}", "[0:0::1]"):
+        assert httpx.get(sim.url + "/sim/state", headers={"host": host.format(port=sim.page.port)}, timeout=5).status_code == 200
+    assert post(sim, "/sim/button?role=next&down=1", host="evil.example@127.0.0.1").status_code == 403
+
+
 @pytest.mark.parametrize("path, message", [
     ("/sim/tap?reader=seat9&uid=04000001", "no reader 'seat9'"),
     ("/sim/tap?reader=seat0&uid=nonsense", "expected 8, 14 or 20 hex digits"),
