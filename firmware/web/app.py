@@ -16,7 +16,7 @@ from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -25,7 +25,7 @@ from ..store import connect
 from .chart import scores_chart
 from .games.generic import label
 from .guard import Guard
-from .live import Hub, Snapshot, frame
+from .live import Following, Hub, Snapshot, address_of, frame
 from .reader import GID, NoSuchGame, Reader, StoreDown
 from .replay import Replay
 
@@ -207,15 +207,16 @@ def sse_endpoint(hub: Hub):
         """Server-sent events: the live panel now, then after every change at the table."""
         if request.method == "HEAD":
             return Response(media_type="text/event-stream")
-        if hub.full:
-            raise HTTPException(503, f"too many live viewers (at most {hub.max_viewers})")
+        place = hub.slots.take(address_of(request.scope))
+        if isinstance(place, str):
+            raise HTTPException(503, place)
 
         async def stream():
             yield "retry: 2000\n\n"
             async for snapshot in hub.follow():
                 yield frame(snapshot)
 
-        return StreamingResponse(stream(), media_type="text/event-stream", headers={"x-accel-buffering": "no"})
+        return Following(stream(), place)
 
     return events
 

@@ -1,5 +1,7 @@
 """The simulator's page without a browser: what it takes, from whom, and what it refuses."""
 
+import time
+
 import httpx
 import pytest
 
@@ -169,3 +171,25 @@ def test_make_run_without_redis_says_once_that_the_games_stay_in_its_memory(tmp_
     said = "".join(lines) + rest
     assert said.count("so the games are in the table's own memory") == 1, said
     assert sim.returncode == 0, said
+
+
+def test_the_pages_following_the_table_are_capped(sim):
+    """Each stream polls the table every 20 ms: without a cap, 93 of them doubled the press latency."""
+    from firmware.sim.page import MAX_PAGES
+    from tests.firmware.web.sse import EventReader
+
+    streams = [EventReader(sim.url + "/sim/events") for _ in range(MAX_PAGES)]
+    try:
+        assert [s.status for s in streams] == [200] * MAX_PAGES and streams[0].next().event == "table"
+        one_more = httpx.get(sim.url + "/sim/events", timeout=5)
+        assert one_more.status_code == 503 and f"at most {MAX_PAGES}" in one_more.json()["error"]
+        streams.pop().close()  # a page closed: its place is free again
+        deadline = time.monotonic() + 5
+        while (again := EventReader(sim.url + "/sim/events")).status != 200 and time.monotonic() < deadline:
+            again.close()
+            time.sleep(0.02)
+        streams.append(again)
+        assert again.status == 200
+    finally:
+        for stream in streams:
+            stream.close()
