@@ -115,6 +115,7 @@ from drivers.display.panel import DEFAULT_CONTRAST
 from drivers.pins import BUS_PINS
 from drivers.readers import DEFAULT_GAIN_DB, GAINS_DB, ReaderSpec, ReaderTiming
 from drivers.readers import DRIVERS as READER_DRIVERS
+from engines.core.data import FileRefused, parsed, read_text
 
 from .store import scheme_of, url_problem
 
@@ -250,15 +251,15 @@ def load_profile(path: str | Path) -> Profile:
     """Read and validate a profile; any problem raises ProfileError naming the file and the key."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = parsed(tomllib.loads, read_text(path), str(path))
     except FileNotFoundError:
         raise ProfileError(f"{path}: no such profile file") from None
     except (OSError, UnicodeDecodeError) as error:
         raise ProfileError(f"{path}: cannot be read: {error}") from None
-    try:
-        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ProfileError(f"{path}: not valid TOML: {error}") from None
+    except FileRefused as error:
+        raise ProfileError(str(error)) from None
     return _Loader(path, data).profile()
 
 

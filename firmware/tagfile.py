@@ -31,6 +31,7 @@ from pathlib import Path
 import tomli_w
 
 import engines
+from engines.core.data import FileRefused, parsed, read_text
 from drivers.readers import normalise_uid as reader_uid
 
 from .club import players
@@ -55,9 +56,11 @@ def export_text(entries: list[tuple[str, TagEntry]], table: str) -> str:
 def parse(text: str, source: str = "tag file") -> dict[str, TagEntry]:
     """The entries of a tag file's text, all checked; BadTagFile names the first bad line."""
     try:
-        data = tomllib.loads(text)
+        data = parsed(tomllib.loads, text, source)
     except tomllib.TOMLDecodeError as error:
         raise BadTagFile(f"{source}: not valid TOML: {error}") from None
+    except FileRefused as error:
+        raise BadTagFile(str(error)) from None
     if set(data) != {"tags"} or not isinstance(data["tags"], dict):
         raise BadTagFile(f"{source}: a tag file holds one table, [tags], with one [tags.<uid>] entry per tag")
     lines = text.splitlines()
@@ -90,9 +93,11 @@ def check_entries(raw_entries: Iterable[tuple[str, object, str]]) -> dict[str, T
 
 def load(path: str | Path) -> dict[str, TagEntry]:
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_text(path)
     except (OSError, UnicodeDecodeError) as error:
         raise BadTagFile(f"{path}: cannot read it ({error})") from None
+    except FileRefused as error:
+        raise BadTagFile(str(error)) from None
     return parse(text, str(path))
 
 

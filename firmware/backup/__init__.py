@@ -21,6 +21,7 @@ it (`<name>-restored`), and a profile that differs from this one is written besi
 
 import datetime
 import importlib.metadata
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +35,7 @@ from ..journal import CorruptJournal, GameRecord, Journal
 from ..session import Session
 from ..store import connect
 from ..tagmap import TagMap
-from .fileformat import BadBackup, Contents, dump, parse
+from .fileformat import MAX_BACKUP, BadBackup, Contents, dump, read
 
 __all__ = ["BadBackup", "Report", "RestoreFailed", "load", "restore", "take", "take_nightly"]
 
@@ -76,12 +77,16 @@ def take_nightly(profile: Profile, folder: str | Path, keep: int) -> Report:
 
 
 def load(path: str | Path) -> Contents:
-    """The checked contents of the backup at `path`; BadBackup names what is wrong."""
+    """The checked contents of the backup at `path`, read line by line (fileformat.py); BadBackup names
+    what is wrong, a file over MAX_BACKUP bytes before it is read."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
+        size = os.stat(path).st_size
+        if size > MAX_BACKUP:
+            raise BadBackup(f"{path}: {size} bytes, more than the {MAX_BACKUP // 1024 ** 3} GB a backup may have: "
+                            "refused before reading it")
+        return read(lambda: open(path, "rb"), str(path))
+    except OSError as error:
         raise BadBackup(f"{path}: cannot read it ({error})") from None
-    return parse(text, str(path))
 
 
 def _snapshot(profile: Profile) -> tuple[Contents, Report]:

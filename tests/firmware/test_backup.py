@@ -150,6 +150,17 @@ def bad_board(lines: list[dict]) -> str:
     return reseal(lines)
 
 
+def nested(text: str, levels: int) -> str:
+    """The backup with a tag's descriptor nested `levels` lists deep, sealed again (a file written to
+    exhaust the reader, not a damaged one)."""
+    lines = text.splitlines()[:-1]
+    at = next(n for n, line in enumerate(lines) if '"record": "tag"' in line)
+    lines[at] = '{"record": "tag", "uid": "04a1b2c3", "game": "mongols", "kind": "card", "label": "", "descriptor": ' \
+                + "[" * levels + "]" * levels + "}"
+    body = "".join(line + "\n" for line in lines)
+    return body + json.dumps({"record": "end", "records": len(lines), "sha256": hashlib.sha256(body.encode()).hexdigest()}) + "\n"
+
+
 @pytest.mark.parametrize("damage, message", [
     (lambda text: text[: len(text) * 2 // 3], "truncated: it stops at line"),
     (lambda text: "\n".join(text.splitlines()[:-1]) + "\n", "truncated: it stops at line"),
@@ -159,7 +170,9 @@ def bad_board(lines: list[dict]) -> str:
     (lambda text: unknown_tag_game(records(text)), "unknown game 'chess'"),
     (lambda text: bad_board(records(text)), "(board taj_mahal/club): refused by taj_mahal"),
     (lambda text: "hello\n" + text, "not a tablemate backup"),
-], ids=["cut", "no-end", "version", "checksum", "refused-game", "bad-tag", "bad-board", "not-a-backup"])
+    (lambda text: nested(text, 100_000), "nested too deeply to be read"),
+    (lambda text: nested(text, 40), "nested more than 32 levels"),
+], ids=["cut", "no-end", "version", "checksum", "refused-game", "bad-tag", "bad-board", "not-a-backup", "abyss", "deep"])
 def test_a_damaged_backup_is_refused_whole_naming_the_part(tmp_path, capsys, memory_url, damage, message):
     old = make_profile(tmp_path, "old", memory_url)
     gids = fill(old)
@@ -169,9 +182,32 @@ def test_a_damaged_backup_is_refused_whole_naming_the_part(tmp_path, capsys, mem
     bad.write_text(damage(good.read_text()))
     new = make_profile(tmp_path, "new", f"{memory_url}-new")
     status, out, err = cli(capsys, "restore", str(bad), "--config", str(new))
-    assert status == 2 and message.format(gid=gids[0]) in err and str(bad) in err, err
+    assert status == 2 and message.format(gid=gids[0]) in err and str(bad) in err and err.count("\n") == 1, err
     assert connect(f"{memory_url}-new").keys("*") == [] and not (tmp_path / "new-boards").exists()
     assert not (tmp_path / "old.toml.restored").exists()
+
+
+def test_a_backup_over_its_size_is_refused_before_a_byte_is_read(tmp_path, capsys, memory_url):
+    from firmware.backup.fileformat import MAX_BACKUP
+
+    huge = tmp_path / "huge.backup.jsonl"
+    with huge.open("wb") as file:
+        file.truncate(MAX_BACKUP + 1)
+    status, out, err = cli(capsys, "restore", str(huge), "--config", str(make_profile(tmp_path, "new", memory_url)))
+    assert status == 2 and "more than the 1 GB a backup may have: refused before reading it" in err and err.count("\n") == 1
+
+
+def test_a_backup_changed_while_it_is_restored_stops_saying_so(tmp_path, capsys, memory_url):
+    """Its games are read again from the file one at a time: a line changed since it was checked is
+    refused, not restored."""
+    old = make_profile(tmp_path, "old", memory_url)
+    fill(old)
+    good = tmp_path / "good.backup.jsonl"
+    assert cli(capsys, "backup", str(good), "--config", str(old))[0] == 0
+    contents = backup.load(good)
+    good.write_text(good.read_text().replace('"player": 0', '"player": 1', 1))
+    with pytest.raises(backup.BadBackup, match="changed since it was checked"):
+        list(contents.games)
 
 
 def test_restore_next_to_a_different_game_with_the_same_gid_keeps_both(tmp_path, capsys, memory_url):
