@@ -87,7 +87,9 @@ Sections and keys (defaults in brackets; every other key is an error):
                                [store]; not memory://): every game of this table is copied there
                                (firmware.club); without [club] the table keeps to itself
                  user          the table's own Redis ACL user on the club server [none: the default user]
-                 password      its password [none]. Credentials go here, never in the url
+                 password      its password [none]. Credentials go here, never in the url: the
+                               profile is readable by root and the tablemate group only
+                               (systemd/install.sh), and a backup holds it blanked out (REDACTED)
                  table         this table's name at the club [table.id]: the club's keys are
                                tablemate:{<name>}:..., one name per table of the club
 
@@ -143,6 +145,27 @@ def host_problem(host: object) -> str | None:
     except ValueError:
         fine = False
     return None if fine else f"{host!r} is not a host name or an IP address (like tablemate.local or 192.168.1.20)"
+
+
+#: what a backup holds in place of the club password (firmware.backup); the loader refuses it, saying why
+REDACTED = "(left out of the backup)"
+
+
+def redacted(profile: "Profile", text: str) -> str | None:
+    """The text of `profile`'s file with its club password replaced by REDACTED, comments and all
+    else kept; None when the password cannot be taken out of the text whole (written in an unusual
+    way, or found elsewhere too), so that text must not leave this machine."""
+    secret = profile.club.password if profile.club else None
+    if not secret:
+        return text
+    out = text
+    for quote in ('"', "'"):
+        out = out.replace(f"{quote}{secret}{quote}", f'"{REDACTED}"')
+    try:
+        fine = secret not in out and tomllib.loads(out).get("club", {}).get("password") == REDACTED
+    except tomllib.TOMLDecodeError:
+        fine = False
+    return out if fine else None
 
 
 class ProfileError(ValueError):
@@ -615,6 +638,9 @@ class _Loader:
         if not _TABLE_ID.fullmatch(name):
             section.fail("table", f"{name!r} must be 1-32 of a-z, 0-9, '-', '_' (it names the club's keys)")
         user, password = section.get("user", str, None), section.get("password", str, None)
+        if password == REDACTED:
+            section.fail("password", "was left out of the backup this profile comes from: write this table's club password "
+                                     "here again (tablemate club-acl prints a new one, with its line for the club's Redis)")
         for key, value in (("user", user), ("password", password)):
             if value is not None and (not value or any(c.isspace() for c in value)):
                 section.fail(key, "must be non-empty, without spaces")

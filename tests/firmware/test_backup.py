@@ -306,3 +306,40 @@ def test_the_desktop_profile_without_its_redis_refuses_to_back_up_or_restore_its
         assert status == 3 and f"no Redis answers at {url}" in err and "start redis-server" in err, err
     assert not (tmp_path / "new.backup.jsonl").exists() and not (tmp_path / "desktop-boards").exists()
     assert connect("memory://").keys(table_key("desktop", "*")) == []
+
+
+def test_a_backup_is_for_its_owner_only_and_never_holds_the_club_password(tmp_path, capsys, memory_url):
+    import stat
+
+    from firmware.config import REDACTED, ProfileError
+
+    old = make_profile(tmp_path, "old", memory_url)
+    with old.open("a") as out:
+        out.write('\n[club]\nurl = "redis://club.local:6379/0"  # the club\nuser = "table-home"\npassword = "s3cret-Pw"\n')
+    fill(old)
+    folder = tmp_path / "backups"
+    folder.mkdir()
+    assert cli(capsys, "backup", "--into", str(folder), "--config", str(old))[0] == 0
+    nightly = next(folder.iterdir())
+    assert stat.S_IMODE(nightly.stat().st_mode) == 0o640 and "s3cret-Pw" not in nightly.read_text()
+    profile = backup.load(nightly).profile[1]
+    assert profile == old.read_text().replace('"s3cret-Pw"', f'"{REDACTED}"')  # the rest as written, comments too
+    status, out, _ = cli(capsys, "restore", str(nightly), "--config", str(old))
+    assert status == 0 and f"profile: the same as {old}" in out
+    new = make_profile(tmp_path, "new", f"{memory_url}-new")
+    assert cli(capsys, "restore", str(nightly), "--config", str(new))[0] == 0
+    restored = tmp_path / "old.toml.restored"
+    assert stat.S_IMODE(restored.stat().st_mode) == 0o640 and restored.read_text() == profile
+    with pytest.raises(ProfileError, match="club.password: was left out of the backup this profile comes from"):
+        load_profile(restored)
+
+
+def test_a_profile_whose_club_password_cannot_be_blanked_out_is_left_out_and_said(tmp_path, capsys, memory_url):
+    old = make_profile(tmp_path, "old", memory_url)
+    with old.open("a") as out:
+        out.write('\n[club]\nurl = "redis://club.local:6379/0"\npassword = "s3cret\\u002dPw"\n')  # s3cret-Pw, escaped
+    fill(old)
+    status, out, err = cli(capsys, "backup", str(tmp_path / "b.jsonl"), "--config", str(old))
+    assert status == 1 and "is not in the backup: its [club] password could not be blanked out" in err
+    text = (tmp_path / "b.jsonl").read_text()
+    assert "s3cret" not in text and backup.load(tmp_path / "b.jsonl").profile is None
