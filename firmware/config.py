@@ -154,18 +154,29 @@ REDACTED = "(left out of the backup)"
 def redacted(profile: "Profile", text: str) -> str | None:
     """The text of `profile`'s file with its club password replaced by REDACTED, comments and all
     else kept; None when the password cannot be taken out of the text whole (written in an unusual
-    way, or found elsewhere too), so that text must not leave this machine."""
+    way, or as another value too), so that text must not leave this machine."""
     secret = profile.club.password if profile.club else None
     if not secret:
         return text
+    quoted = (f'"{secret}"', f"'{secret}'")
     out = text
-    for quote in ('"', "'"):
-        out = out.replace(f"{quote}{secret}{quote}", f'"{REDACTED}"')
+    for token in quoted:
+        out = out.replace(token, f'"{REDACTED}"')
     try:
-        fine = secret not in out and tomllib.loads(out).get("club", {}).get("password") == REDACTED
+        data = tomllib.loads(out)
     except tomllib.TOMLDecodeError:
-        fine = False
+        return None
+    fine = data.get("club", {}).get("password") == REDACTED and secret not in _texts(data) and not any(t in out for t in quoted)
     return out if fine else None
+
+
+def _texts(value: Any) -> set[str]:
+    """Every string a profile's data holds (its tables and lists are shallow: MAX_DEPTH at most)."""
+    if isinstance(value, dict):
+        return set().union(*map(_texts, value.values()))
+    if isinstance(value, list):
+        return set().union(*map(_texts, value))
+    return {value} if isinstance(value, str) else set()
 
 
 class ProfileError(ValueError):

@@ -155,7 +155,8 @@ def read(reopen: Callable[[], BinaryIO], source: str) -> Contents:
 
 
 def _lines(file: BinaryIO, source: str) -> Iterator[tuple[int, int, bytes]]:
-    """(number, offset, bytes with the newline) of each line; FileRefused past MAX_BACKUP bytes."""
+    """(number, offset, bytes with the newline) of each line; BadBackup past MAX_BACKUP bytes (a pipe, a
+    file that grows)."""
     offset, number = 0, 0
     while raw := file.readline(MAX_BACKUP + 1 - offset):
         number += 1
@@ -166,7 +167,7 @@ def _lines(file: BinaryIO, source: str) -> Iterator[tuple[int, int, bytes]]:
 
 
 def _json(raw: bytes) -> Any:
-    """A line's JSON value (its text nested no deeper than the format's records); None when it is not JSON."""
+    """A line's JSON value; None when it is not JSON, or nests deeper than MAX_DEPTH (engines.core.data)."""
     try:
         return parsed(json.loads, raw.decode("utf-8"), "")
     except (ValueError, FileRefused):
@@ -366,9 +367,7 @@ class _Games(Sequence):
     def __len__(self) -> int:
         return len(self.places)
 
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
+    def __getitem__(self, index: int) -> GameRecord:
         with self.reopen() as file:
             return self._read(file, *self.places[index])
 

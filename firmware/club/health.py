@@ -83,17 +83,17 @@ def beyond_reach(url: str) -> str | None:
 
 
 def _ip_lists() -> dict[str, list] | None:
+    """tablemate.service's IPAddressAllow= and IPAddressDeny= as networks (None: systemd cannot say)."""
     if shutil.which("systemctl") is None:
         return None
     shown = subprocess.run(["systemctl", "show", "--property=IPAddressAllow,IPAddressDeny", "tablemate.service"],
                            capture_output=True, text=True)
-    if shown.returncode != 0:
+    try:
+        lists = {name: [ipaddress.ip_network(item, strict=False) for item in value.split()]
+                 for name, _, value in (line.partition("=") for line in shown.stdout.splitlines())}
+    except ValueError:
         return None
-    lists = {}
-    for line in shown.stdout.splitlines():
-        name, _, value = line.partition("=")
-        lists[name] = [ipaddress.ip_network(item, strict=False) for item in value.split()]
-    return lists
+    return lists if shown.returncode == 0 else None
 
 
 def _addresses(url: str) -> list:

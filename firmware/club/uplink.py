@@ -106,7 +106,7 @@ class Uplink:
         self.kept_longer: set[str] = set()
         #: the roster the club holds (None: not published since the last (re)connection)
         self.roster: dict[str, dict] | None = None
-        #: the cards another table holds at the club, and the ones this uplink may not claim (said once each)
+        #: what was logged once: each card another table holds at the club, a club ACL refusing the claims
         self._told: set[str] = set()
         #: the problem now, in words for the screen (None: copying)
         self.trouble: str | None = None

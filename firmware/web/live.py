@@ -63,14 +63,11 @@ class Slots:
         if self.held[address] >= self.per_address:
             return f"too many live pages from {address} (at most {self.per_address} from one address)"
         self.held[address] += 1
-        given = []
 
         def give_back() -> None:
-            if not given:
-                given.append(True)
-                self.held[address] -= 1
-                if not self.held[address]:
-                    del self.held[address]
+            self.held[address] -= 1
+            if not self.held[address]:
+                del self.held[address]
 
         return give_back
 
@@ -79,8 +76,8 @@ class Following(StreamingResponse):
     """A live stream that gives its place back when it ends, however it ends (the client gone, the
     server stopping, an error)."""
 
-    def __init__(self, content, give_back: Callable[[], None], **options):
-        super().__init__(content, media_type="text/event-stream", headers={"x-accel-buffering": "no"}, **options)
+    def __init__(self, content, give_back: Callable[[], None]):
+        super().__init__(content, media_type="text/event-stream", headers={"x-accel-buffering": "no"})
         self.give_back = give_back
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

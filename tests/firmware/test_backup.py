@@ -343,3 +343,14 @@ def test_a_profile_whose_club_password_cannot_be_blanked_out_is_left_out_and_sai
     assert status == 1 and "is not in the backup: its [club] password could not be blanked out" in err
     text = (tmp_path / "b.jsonl").read_text()
     assert "s3cret" not in text and backup.load(tmp_path / "b.jsonl").profile is None
+
+
+def test_a_short_club_password_found_in_other_words_is_still_blanked_out(tmp_path, memory_url):
+    """Only the password's value is compared: "club" is also the section's name and a comment's word."""
+    from firmware.config import REDACTED, redacted
+
+    path = make_profile(tmp_path, "old", memory_url)
+    with path.open("a") as out:
+        out.write('\n[club]  # the club\nurl = "redis://club.local:6379/0"\npassword = \'club\'\n')
+    text = redacted(load_profile(path), path.read_text())
+    assert text is not None and f'password = "{REDACTED}"' in text and "[club]  # the club" in text
