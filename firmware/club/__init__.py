@@ -3,10 +3,10 @@
 Entry points:
 - `Uplink(source_url, table, club_config, report).start()`: copy this table's games to the club's
   Redis from a thread of the appliance (`[club]` in the profile); `stop()` ends it.
-- `serve(url, user, password, bind, port)`: the club page (`tablemate club`), in the foreground;
+- `serve(url, user, password, bind, port, hosts)`: the club page (`tablemate club`), in the foreground;
   `create_app(...)` is the ASGI app itself (tests, and `firmware.web.Background(app=...)`).
-- `players.Players`: player cards (`tablemate players ...`); `acl`: the club's Redis ACL lines
-  (`tablemate club-acl`).
+- `players.Players`: player cards (`tablemate players ...`); `roster`: which table holds each card at
+  the club and which seats count; `acl`: the club's Redis users (`tablemate club-acl`).
 """
 
 from .uplink import ClubTrouble, Uplink
