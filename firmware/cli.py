@@ -133,7 +133,8 @@ def _web(args: argparse.Namespace) -> int:
     store = choose(profile.store.url, profile.store.fallback)
     if store.note:
         print(f"tablemate: {store.note}", file=sys.stderr)
-    return _serving(lambda: serve(store.url, profile.table.id, args.bind or profile.web.bind, args.port or profile.web.port))
+    return _serving(lambda: serve(store.url, profile.table.id, args.bind or profile.web.bind, args.port or profile.web.port,
+                                  profile.web.hosts))
 
 
 def _serving(run: Callable[[], None]) -> int:
@@ -401,7 +402,7 @@ def _club(args: argparse.Namespace) -> int:
     if problem:
         print(f"tablemate: --url {problem}", file=sys.stderr)
         return 2
-    return _serving(lambda: serve(args.url, args.user, password, args.bind, args.port))
+    return _serving(lambda: serve(args.url, args.user, password, args.bind, args.port, tuple(args.allow_host)))
 
 
 def _club_acl(args: argparse.Namespace) -> int:
@@ -415,6 +416,10 @@ def _club_acl(args: argparse.Namespace) -> int:
             return 2
         print(acl.table_line(club.table, club.password or "PASSWORD", club.user))
         return 0
+    admin = acl.new_password()
+    print(f"# on the club server (redis-cli), once: your admin user (keep its password: later, redis-cli --user {acl.ADMIN} "
+          "--askpass), then the default user off, which would let anyone on the LAN in with every right")
+    print("\n".join(acl.admin_lines(admin)) + "\n")
     for name in args.names:
         password = acl.new_password()
         print(f"# table {name}: on the club server (redis-cli)\n{acl.table_line(name, password)}")
@@ -422,7 +427,8 @@ def _club_acl(args: argparse.Namespace) -> int:
               f"user = \"{acl.table_user(name)}\"\npassword = \"{password}\"\n")
     password = acl.new_password()
     print(f"# the club page's read-only user (tablemate club --user club-page, TABLEMATE_CLUB_PASSWORD={password})\n"
-          f"{acl.page_line(password)}")
+          f"{acl.page_line(password)}\n")
+    print("# and the users kept over a restart (or use an aclfile and ACL SAVE)\nCONFIG REWRITE")
     return 0
 
 
@@ -495,6 +501,15 @@ def _panel_off(args: argparse.Namespace) -> int:
         print(f"tablemate: the display does not answer: {error}", file=sys.stderr)
         return 1
     return 0
+
+
+def _host(text: str) -> str:
+    from .config import host_problem
+
+    problem = host_problem(text)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return text
 
 
 def _at_least_one(text: str) -> int:
@@ -570,6 +585,8 @@ def parser() -> argparse.ArgumentParser:
     club.add_argument("--user", help="its read-only ACL user (tablemate club-acl prints it)")
     club.add_argument("--password-file", help="a file holding its password (else $TABLEMATE_CLUB_PASSWORD)")
     club.add_argument("--bind", default="127.0.0.1", help="the address to serve on (default 127.0.0.1)")
+    club.add_argument("--allow-host", action="append", default=[], type=_host, metavar="NAME",
+                      help="answer only requests to this host name or address (repeatable; default: any)")
     club.add_argument("--port", type=int, default=CLUB_PORT, help=f"the port (default {CLUB_PORT}, not a table's live "
                                                                   "view's or the simulator's 8080 and 8081)")
     club_acl = command("club-acl", _club_acl, "print the club Redis's ACL lines: one user per table, and the page's")

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import tomli_w
 
+from engines.core.data import MAX_DEPTH, MAX_FILE
 from firmware.cli import main
 from firmware.tagfile import load as load_tags
 from firmware.config import DESKTOP as DESKTOP_PROFILE
@@ -92,6 +93,56 @@ def test_a_bad_profile_exits_with_ex_config(tmp_path, capsys):
     profile.write_text("[table]\nid = 'x'\nplayers = ['Ana']\n[store]\nurl = 'memory://'\n[bogus]\n")
     assert main(["status", "--config", str(profile)]) == 78
     assert "bogus: unknown section" in capsys.readouterr().err
+
+
+def _huge(path: Path, size: int) -> Path:
+    """A sparse file of `size` bytes: refused by its size alone, before a byte of it is read."""
+    with path.open("wb") as file:
+        file.truncate(size)
+    return path
+
+
+#: nested far past any parser's recursion, and just past the depth allowed while still parsable
+ABYSS, DEEP = 100_000, MAX_DEPTH + 8
+
+
+@pytest.mark.parametrize("command, text, expected", [
+    (["tags", "import", "{file}"], "a = " + "[" * ABYSS + "]" * ABYSS + "\n", "nested too deeply to be read"),
+    (["tags", "import", "{file}"], "a = " + "[" * DEEP + "]" * DEEP + "\n", f"nested more than {MAX_DEPTH} levels"),
+    (["tags", "import", "{file}"], None, "more than the 16 MB such a file may have: refused before reading it"),
+    (["board", "check", "taj_mahal", "{file}"], "a = " + "{b = " * ABYSS + "1" + "}" * ABYSS + "\n", "nested too deeply"),
+    (["board", "install", "taj_mahal", "{file}"], "a = " + "[" * DEEP + "]" * DEEP + "\n", f"nested more than {MAX_DEPTH} levels"),
+    (["board", "check", "maharani", "{file}"], None, "more than the 16 MB"),
+    (["replay", "{file}"], "[" * ABYSS + "]" * ABYSS, "nested too deeply to be read"),
+    (["replay", "{file}"], None, "more than the 16 MB"),
+    (["run", "--script", "{file}"], None, "more than the 16 MB"),
+])
+def test_an_oversized_or_deeply_nested_file_is_refused_in_one_sentence(tmp_path, capsys, command, text, expected):
+    file = tmp_path / "file"
+    if text is None:
+        _huge(file, MAX_FILE + 1)
+    else:
+        file.write_text(text)
+    config = ["--config", str(_desktop(tmp_path))] if command[0] in ("tags", "board", "run") else []
+    assert main([arg.format(file=file) for arg in command] + config) == 2
+    err = capsys.readouterr().err
+    assert expected in err and err.count("\n") == 1 and str(file) in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("text", [None, "[store]\nurl = " + "[" * ABYSS + "]" * ABYSS + "\n"])
+def test_an_oversized_or_deeply_nested_profile_is_a_bad_profile_in_one_sentence(tmp_path, capsys, text):
+    profile = tmp_path / "profile.toml"
+    _huge(profile, MAX_FILE + 1) if text is None else profile.write_text(text)
+    assert main(["status", "--config", str(profile)]) == 78
+    err = capsys.readouterr().err
+    assert ("more than the 16 MB" in err or "nested too deeply" in err) and err.count("\n") == 1
+
+
+def _desktop(tmp_path: Path) -> Path:
+    profile = tmp_path / "desktop.toml"
+    profile.write_text(with_store(DESKTOP_PROFILE.read_text().replace('dir = "boards"', f'dir = "{tmp_path / "boards"}"'),
+                                  f"memory://files-{tmp_path.name}"))
+    return profile
 
 
 def test_manifest_prints_each_games_components_as_its_rules_count_them(capsys):
