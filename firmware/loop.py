@@ -23,6 +23,7 @@ from drivers.buttons import ButtonEvent
 from drivers.readers import ReaderStatus, TagEvent
 
 from .journal.refusal import UNREACHABLE
+from .journal import Writer
 from .sdnotify import Notifier
 from .screens import Screen
 from .table import Table
@@ -168,6 +169,8 @@ class Loop:
 
     def run(self) -> None:
         self._thread = threading.current_thread()
+        if isinstance(self.table.journal, Writer):
+            self.table.journal.start()  # the durable writes on their own thread from now on
         self.start()
         while self.step(self.tick_s):
             pass
@@ -253,6 +256,8 @@ class Loop:
             log.warning("ignored an unknown event: %r", event)
             return
         self.show()
+        if isinstance(self.table.journal, Writer):
+            self.table.journal.send()  # the frame is out: the writer thread may take the CPU now
         self._report()
 
     def show(self) -> None:

@@ -209,9 +209,10 @@ def stream_id(entry_id: str) -> tuple[int, int]:
 def deleted_tail(stored: list[tuple[str, dict]], info: dict) -> Tail | None:
     """The entries deleted from the end of a stream that holds `stored` (at least one entry), as
     Redis's record of it, XINFO STREAM `info`, shows: its last-generated-id past the newest entry
-    stored; or, from Redis 7.0, its max-deleted-entry-id past it (the last id set back by XSETID);
-    or more entries added (entries-added) than the stored ones account for (entry 0-1, entries 1 to
-    the newest, a gap among them included: a stream starting with entry 0-1 only). None: no sign."""
+    stored; or, from Redis 7.0, its max-deleted-entry-id past it (the last id set back by XSETID,
+    which 7.0 allows and 8 refuses); or more entries added (entries-added) than the stored ones
+    account for (entry 0-1, entries 1 to the newest, a gap among them included: a stream starting
+    with entry 0-1 only). None: no sign."""
     if not stored or not info:
         return None
     top = stored[-1][0]
