@@ -139,9 +139,7 @@ class RealTime(Hands):
 
     def _button(self, role: str, seconds: float) -> None:
         super()._button(role, seconds)
-        deadline = time.monotonic() + REPORTED_S
-        while self.app.buttons.busy and time.monotonic() < deadline:
-            time.sleep(PRESS_S / 8)
+        self.app.buttons.reported(REPORTED_S)
 
     def passes(self, seconds: float) -> None:
         time.sleep(seconds)

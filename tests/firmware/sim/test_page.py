@@ -30,6 +30,17 @@ def test_a_press_through_the_page_moves_the_table_and_the_state_says_so(sim):
     assert after["frame"] != before["frame"] or after["frames"] > before["frames"]
 
 
+def test_a_click_is_answered_once_the_table_took_it_however_late_the_buttons_report_it(sim, monkeypatch):
+    """The buttons' thread reports a press once the release has settled: here 0.4 s late, as a loaded
+    machine may run it. The page's answer (and its next input, a tap reported at once) waits for it."""
+    import drivers.buttons
+
+    monkeypatch.setattr(drivers.buttons, "TICK", 0.4)
+    for down in ("1", "0"):
+        assert post(sim, f"/sim/button?role=next&down={down}").status_code == 200
+    assert sim.app.loop.table.running.index == 1
+
+
 def test_inputs_come_only_from_the_page_itself(sim):
     bare = httpx.post(sim.url + "/sim/button?role=ok&down=1", timeout=5)
     assert bare.status_code == 403 and "x-tablemate" in bare.text
