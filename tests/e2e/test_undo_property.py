@@ -20,12 +20,14 @@ the previous such input (its batch) and the session and screen after it. Then:
 - the undone batches entered again, the last undone first: the same session and the same screen.
 
 `make test` runs, a game, EXAMPLES examples from a random point of its demo, ENDED from its end (the
-game over) and, for Taj Mahal on a board and Mongols without the dice assistant (what the demos
-leave out), ENDED from the start: 72 examples of STEPS inputs, derandomized (the same every run), on
-fakeredis, each game held to meet its questions and undos of every kind (QUESTIONS, KINDS); and 2
-a game on a real redis-server, the journal written by its writer thread with a local copy, as the
-appliance writes it (about 70 s of the two workers' time in all). `make undo-soak` runs many more
-with fresh random seeds. A failing example's steps become a named regression test in
+game over, undone at once), AT right after one of the first inputs that ended a round (and, in Taj
+Mahal, that replaced a play, and that the table followed with an action of its own), undone at once,
+and, for Taj Mahal on a board and Mongols without the dice assistant (what the demos leave out),
+ENDED from the start: 78 examples of STEPS inputs, derandomized (the same every run), on fakeredis,
+each game held to meet its questions and undos of every kind (QUESTIONS, KINDS); and 2 a game on a
+real redis-server, the journal written by its writer thread with a local copy, as the appliance
+writes it (about 90 s of each of the two workers, on a busy machine). `make undo-soak` runs many
+more with fresh random seeds. A failing example's steps become a named regression test in
 tests/e2e/test_undo.py.
 """
 
@@ -61,8 +63,10 @@ GAMES = ("taj_mahal", "maharani", "thurn_und_taxis", "mongols")
 #: examples a game in `make test`, and inputs an example makes after its start (UNDO_SOAK=N: N examples, random seeds)
 SOAK = int(os.environ.get("UNDO_SOAK", "0"))
 EXAMPLES = SOAK or 12
-#: and examples that start from the demo's last input, the game over
+#: and examples that start from the demo's last input, the game over, undone at once
 ENDED = SOAK // 4 or 4
+#: and examples that start right after an input of the demo that did one of MOMENTS, undone at once
+AT = SOAK // 8 or 1
 STEPS = 40
 ENCODER = (20, 21)
 #: the virtual time after an input
@@ -121,15 +125,16 @@ class QuickHands(VirtualTime):
 
 
 class UndoAtTheTable(RuleBasedStateMachine):
-    def __init__(self, game: str, url: str, over: bool, options: dict | None, writer: bool):
+    def __init__(self, game: str, url: str, moment: str | None, options: dict | None, writer: bool):
         super().__init__()
         self.game = game
         self.url = url
         #: the journal's writes made on the writer thread with a local copy, as the appliance makes them
         self.writer = writer
         self.local_dir = Path(tempfile.mkdtemp(prefix="undo-local-")) if writer else None
-        #: start from the demo's end, the game over (else from a random point of it)
-        self.over = over
+        #: start right after an input of the demo that did this (a Done.kind), undone at once (else
+        #: from a random point of the demo)
+        self.moment = moment
         #: the options of a game started without its demo (the demo's have none, or dice on)
         self.options = options
         self.app: App | None = None
@@ -163,10 +168,25 @@ class UndoAtTheTable(RuleBasedStateMachine):
             self.hands.do(lines.pop(0))
         self.asked_by_table = self._question() is not None
         self.demo = [(step.verb, step.args) for step in lines]
-        start = st.just(len(lines)) if self.over else st.one_of(st.integers(0, len(lines) // 4), st.integers(0, len(lines)))
-        for step in lines[:data.draw(start, label="demo inputs played first")]:
-            self._input(step)
+        if self.moment is None:
+            start = st.one_of(st.integers(0, len(lines) // 4), st.integers(0, len(lines)))
+            for step in lines[:data.draw(start, label="demo inputs played first")]:
+                self._input(step)
+        else:
+            self._start_after(lines, data.draw(st.integers(0, MOMENTS[self.moment] - 1), label=f"which input that {self.moment}"))
         assert self.table.refusals == 0
+
+    def _start_after(self, lines: list[Step], nth: int) -> None:
+        """Play the demo up to its `nth` input (from 0) that did `moment`, and undo it at once."""
+        for step in lines:
+            done = len(self.done)
+            self._input(step)
+            if len(self.done) > done and self.done[-1].kind == self.moment:
+                if nth == 0:
+                    self.undo()
+                    return
+                nth -= 1
+        raise AssertionError(f"the {self.game} demo has too few inputs that {self.moment}")
 
     def teardown(self) -> None:
         if self.app is not None:
@@ -328,9 +348,9 @@ class UndoAtTheTable(RuleBasedStateMachine):
         self.asked_by_table = self._question() is not None
 
 
-def run(game: str, url: str, examples: int, over: bool = False, options: dict | None = None, writer: bool = False) -> None:
+def run(game: str, url: str, examples: int, moment: str | None = None, options: dict | None = None, writer: bool = False) -> None:
     run_state_machine_as_test(
-        lambda: UndoAtTheTable(game, url, over, options, writer),
+        lambda: UndoAtTheTable(game, url, moment, options, writer),
         settings=settings(max_examples=examples, stateful_step_count=STEPS, deadline=None, derandomize=not SOAK,
                           database=None, suppress_health_check=list(HealthCheck), print_blob=True))
 
@@ -347,15 +367,20 @@ QUESTIONS = {
 }
 KINDS = {"an action", "ended a round", "ended the game", "a question closed", "right after an undo"}
 TAJ_MAHAL_KINDS = {"replaced an action", "and the table went on"}
+#: the moments an example may start after (undone at once): how many of the first such inputs of a
+#: demo it draws from (every demo has at least these; the game ends once)
+MOMENTS = {"ended the game": 1, "ended a round": 3, "replaced an action": 3, "and the table went on": 3}
 
 
 @pytest.mark.parametrize("game", GAMES)
 def test_undo_at_random_moments_takes_back_the_last_input_and_the_same_inputs_give_the_same_game(game, memory_url):
+    kinds = KINDS | (TAJ_MAHAL_KINDS if game == "taj_mahal" else set())
     run(game, memory_url, EXAMPLES)
-    run(game, memory_url, ENDED, over=True)
+    run(game, memory_url, ENDED, moment="ended the game")
+    for moment in sorted((kinds & set(MOMENTS)) - {"ended the game"}):
+        run(game, memory_url, AT, moment=moment)
     if game in OTHER_OPTIONS:
         run(game, memory_url, ENDED, options=OTHER_OPTIONS[game])
-    kinds = KINDS | (TAJ_MAHAL_KINDS if game == "taj_mahal" else set())
     if not SOAK:  # the derandomized examples of make test, always the same: what they must meet
         assert QUESTIONS[game] <= MET[game] and kinds <= set(UNDOS[game]), f"the examples met {sorted(MET[game])} and {UNDOS[game]}"
 
