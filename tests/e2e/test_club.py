@@ -95,10 +95,11 @@ def club_server(directory) -> RedisServer:
     return RedisServer(directory, args=("--aclfile", str(acl)))
 
 
-def wait_for(what: str, done, timeout: float) -> None:
+def wait_for(what: str, done, timeout: float, appliance: Appliance | None = None) -> None:
+    """Until done(); on timeout, the failure shows the end of `appliance`'s output (why it stalled)."""
     deadline = time.monotonic() + timeout
     while not done():
-        assert time.monotonic() < deadline, f"waited {timeout} s for {what}"
+        assert time.monotonic() < deadline, f"waited {timeout} s for {what}" + (f":\n{appliance.output()}" if appliance else "")
         time.sleep(0.05)
 
 
@@ -134,7 +135,7 @@ def test_three_tables_copy_every_entry_once_through_a_club_outage_and_a_kill(tmp
         for name, game in played.items():
             journal = Journal(connect(servers[name].url), name)
             wait_for(f"table {name} to finish its game", lambda: journal_signature(journal) == game.marks[-1],
-                     3 * script_seconds(game.lines) + 30)
+                     3 * script_seconds(game.lines) + 30, appliances[name])
         for name in TABLES:
             wait_for(f"the club to hold table {name}'s games", lambda: streams(club.url, name) == streams(servers[name].url, name), 30)
         for name, appliance in appliances.items():
