@@ -13,7 +13,9 @@ Wire each button between its GPIO (BCM numbering) and ground: the internal pull-
 Drivers: "gpio" (gpiozero's default pin factory: lgpio on a Pi), "mock" (a private gpiozero
 MockFactory, `panel.factory`; drive `panel.factory.pin(panel.pin("undo"))` low to press), "none".
 Callbacks come from gpiozero's thread on a Pi and synchronously under the mock; a small thread
-times debouncing and holds. Tests inject a clock and call `panel.update()` after moving it.
+times debouncing and holds. Tests inject a clock and call `panel.update()` after moving it; hands that
+press and then tap (a real-time script, the simulator) wait on `panel.reported()`, so that a tap never
+overtakes a press the thread has not reported yet.
 
 GPIOs that cannot be claimed (no lgpio, no permission on /dev/gpiochip0, a line busy) are hardware,
 not a wrong profile: given `report`, the panel tells it what is wrong in a few words (the whole story
