@@ -24,7 +24,7 @@ test: $(STAMP)
 	$(PY) -m pytest -n 2
 
 # Undo through the table in random games of every game, far more examples than make test's, with
-# fresh random seeds (tests/e2e/test_undo_property.py: 372 games, about 10 minutes on two busy cores)
+# fresh random seeds (tests/e2e/test_undo_property.py: 372 games, about 7 minutes on two busy cores)
 undo-soak: $(STAMP)
 	UNDO_SOAK=60 $(PY) -m pytest -n 2 tests/e2e/test_undo_property.py
 
