@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-redis8 bench run clean
+.PHONY: demo test test-redis8 undo-soak bench run clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,11 @@ demo: $(STAMP)
 # cores overlap that waiting; every test takes its own ports and directories.
 test: $(STAMP)
 	$(PY) -m pytest -n 2
+
+# Undo through the table in random games of every game, far more examples than make test's, with
+# fresh random seeds (tests/e2e/test_undo_property.py: 372 games, about 7 minutes on two busy cores)
+undo-soak: $(STAMP)
+	UNDO_SOAK=60 $(PY) -m pytest -n 2 tests/e2e/test_undo_property.py
 
 # The journal's, club's and store's tests, and the e2e durability tests, again on Redis 8: Debian
 # trixie's redis-server 8.0 (the owner's OS), taken from a trixie root that mmdebstrap builds once and

@@ -33,6 +33,8 @@ from engines.core.data import FileRefused, read_text
 PRESS_S = 0.08
 #: time that passes after every step in virtual time, as at a real table
 THINK_S = 0.3
+#: how long a real-time step waits at most for the buttons to report a press
+REPORTED_S = 5.0
 
 
 class BadScript(ValueError):
@@ -131,7 +133,13 @@ class Hands:
 
 
 class RealTime(Hands):
-    """Steps at the speed of a table, while the app's loop runs in its own thread."""
+    """Steps at the speed of a table, while the app's loop runs in its own thread. A press returns once
+    the buttons' thread has reported it, however late a busy machine lets that thread run: the next
+    step, a tap reported at once, must not overtake it."""
+
+    def _button(self, role: str, seconds: float) -> None:
+        super()._button(role, seconds)
+        self.app.buttons.reported(REPORTED_S)
 
     def passes(self, seconds: float) -> None:
         time.sleep(seconds)
@@ -191,6 +199,8 @@ def run_file(profile, path: str | Path, tags: dict, *, realtime: bool = False, o
         table = app.loop.table
 
         def play() -> None:
+            if realtime:  # as players do, the script waits for the screen (Redis may be slow to answer at boot)
+                app.loop.wait_ready()
             for step in steps:
                 before = table.refusals
                 hands.do(step)

@@ -4,7 +4,8 @@ hostile store: a second writer, keys deleted or changed under it, a full, read-o
 Keys, all named by `firmware.store.table_key` under `tablemate:{table}:` (records.py has the fields):
 - `game:{gid}:log` stream: entry `0-1` is the game's header (game, players, options, created, hints),
   then entry `{n}-0` is the n-th entry, an action (`kind=action`, `action`=JSON) or an undo marker
-  (`kind=undo`). The stream alone rebuilds the game.
+  (`kind=undo`; `replaced=1` when the action after it replaces the one it takes back, a card added to
+  a play: firmware.session). The stream alone rebuilds the game.
 - `game:{gid}` hash: the header again, with status (playing | over | abandoned), scores when over,
   and notes: forked_from / forked_to / fork_reason (a game written again under a new gid), repaired.
 - `current`: the gid of the game in progress; `games`: gids by start time; `updates`: pub/sub.

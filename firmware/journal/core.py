@@ -19,6 +19,7 @@ from .records import (
     CorruptJournal,
     GameRecord,
     NoSuchGame,
+    Replacing,
     deleted_tail,
     entry_fields,
     entry_number,
@@ -317,11 +318,11 @@ class Journal:
         self._active = self._mirrors[record.gid] = mirror
         self._keep(lambda local: local.rewrite(self._held(), mirror))
 
-    def append(self, gid: str, number: int, *actions: dict | None, at: float | None = None) -> None:
+    def append(self, gid: str, number: int, *actions: dict | Replacing | None, at: float | None = None) -> None:
         """Entries `number`, `number + 1`... (1-based, undo markers counted) of game `gid`, each an
-        action or None for an undo marker, accepted at `at` (default: now). Several are written in
-        one transaction: all or none, so a replaced action (undo + action) can never lose the first
-        without its replacement."""
+        action or None for an undo marker (records.REPLACING: a replacement's), accepted at `at`
+        (default: now). Several are written in one transaction: all or none, so a replaced action
+        (undo + action) can never lose the first without its replacement."""
         mirror = self._mirror(gid)
         if number != len(mirror.entries) + 1:
             raise ValueError(f"game {gid}: entry {number} cannot follow entry {len(mirror.entries)}")

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .core import Journal
-from .records import CorruptJournal, NoSuchGame
+from .records import CorruptJournal, NoSuchGame, Replacing
 from .refusal import STORE_ERRORS, Refused, Trouble
 from .shown import Shown
 
@@ -193,10 +193,10 @@ class Writer:
                    cards: list[str | None] | None = None) -> None:
         self._post(lambda journal: journal.begin_game(gid, game, players, options, hints, cards), "write")
 
-    def append(self, gid: str, number: int, *actions: dict | None) -> None:
+    def append(self, gid: str, number: int, *actions: dict | Replacing | None) -> None:
         at = self.journal.clock()
-        if self.shown is not None:
-            self.shown.note(gid, number, list(actions))
+        if self.shown is not None:  # a replacement's marker is an undo marker there too
+            self.shown.note(gid, number, [action if isinstance(action, dict) else None for action in actions])
         self._post(lambda journal: journal.append(gid, number, *actions, at=at), "write")
 
     def set_status(self, gid: str, status: str, scores: list[dict] | None = None) -> None:

@@ -30,7 +30,7 @@ from tests.service.support import DEMOS, desktop_profile, entries_of, script_pre
 from .appliance import Appliance, script_seconds
 from .autopilot import Autopilot
 from .games import bot_game, components, enrol
-from .resume import NotingRig, journal_signature
+from .resume import NotingRig, journal_signature, resume_at
 
 GAME, TITLE = "mongols", "Mongols"
 #: table -> (bot seed, the player cards tapped on seats 0 and 1 at set-up: None keeps the default name)
@@ -62,7 +62,7 @@ class Played:
         Autopilot(rig.table, rig, lambda d: uids[d["id"]]).play(actions)
         session = rig.table.session
         assert session.game.is_over(session.state)
-        self.lines, self.marks = rig.lines, rig.marks
+        self.lines, self.marks, self.actions = rig.lines, rig.marks, rig.actions
         self.names = session.players
         self.cards = [player_id(CARDS[name]) if name else None for name in claims]
         self.totals = [s.total for s in session.game.scores(session.state)]
@@ -70,8 +70,7 @@ class Played:
         rig.close()
 
     def resume_at(self, journal: Journal) -> int:
-        now = journal_signature(journal)
-        return 0 if now is None else self.marks.index(now) + 1
+        return resume_at(self.marks, self.actions, journal_signature(journal))
 
 
 def expected_records(played: dict[str, Played]) -> dict[str, dict]:

@@ -9,6 +9,7 @@ import pytest
 
 from firmware.journal import SAVE_MARK_S, Journal, Writer
 from firmware.journal.local import LocalCopy
+from firmware.journal.records import REPLACING, replacing
 from firmware.journal.shown import Shown
 from firmware.store import connect, table_key
 
@@ -110,6 +111,22 @@ def test_every_call_runs_on_the_writer_thread_in_the_order_made(memory_url, tmp_
     journal.start()
     played(journal, 20)
     assert journal.flush() and threads == {"tablemate-journal"} and numbers(journal, "g1") == list(range(1, 21))
+    journal.close()
+
+
+def test_a_replacement_s_marker_is_written_noted_and_recorded_as_shown_as_an_undo_marker(memory_url, tmp_path):
+    """A card added to a play (firmware.session): its undo marker, noted replaced=1, goes out on the
+    writer thread with the action after it, in Redis and in the local copy, and the record of what was
+    shown holds it as the undo marker it is."""
+    journal = writer(memory_url, tmp_path)
+    journal.start()
+    played(journal, 1)
+    journal.append("g1", 2, REPLACING, {"n": 2})
+    assert journal.flush() and numbers(journal, "g1") == [2]
+    assert [replacing(fields) for fields in journal.load("g1").raw] == [False, True, False]
+    kept = LocalCopy(tmp_path / "state", "t1").load(aside=False).games[-1]
+    assert [replacing(fields) for fields in kept.entries] == [False, True, False]
+    assert Shown(tmp_path / "state", "t1").read()[1:] == [("g1", 2, None), ("g1", 3, {"n": 2})]
     journal.close()
 
 
