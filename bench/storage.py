@@ -29,6 +29,8 @@ Targets (this machine): tap-to-frame p99 <= 5 ms with no delay, <= 30 ms with 20
 
     python bench/storage.py                 # every figure (make bench runs it too)
     python bench/storage.py --only cpu      # one section: fsync, cpu, bytes
+    python bench/storage.py --own-core      # alone on cpu 1, everything else on cpu 0 meanwhile
+                                            # (bench/cpuset.py; root, cgroup v1 cpuset)
 """
 
 import argparse
@@ -48,6 +50,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.cpuset import OwnCore  # noqa: E402
 from bench.firmware import PLAYERS, SEED, TIMING, Frames, _journal_game, tapped  # noqa: E402
 from drivers.readers import TagEvent  # noqa: E402
 from firmware import script, tagfile  # noqa: E402
@@ -329,7 +332,16 @@ def main() -> None:
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=["fsync", "cpu", "bytes"], help="one section")
-    print(json.dumps(run(parser.parse_args().only), indent=2))
+    parser.add_argument("--own-core", action="store_true",
+                        help="run alone on cpu 1, every other process moved to cpu 0 meanwhile (bench/cpuset.py)")
+    arguments = parser.parse_args()
+    if not arguments.own_core:
+        print(json.dumps(run(arguments.only), indent=2))
+        return
+    with OwnCore() as core:
+        figures = run(arguments.only)
+    figures["taken_on"] = f"cpu {core.cpu} alone: every other process on the other cpu meanwhile (bench/cpuset.py)"
+    print(json.dumps(figures, indent=2))
 
 
 if __name__ == "__main__":
