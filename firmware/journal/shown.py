@@ -1,6 +1,7 @@
 """The record of what the players were shown: one line per accepted write, appended to
-`<local_dir>/<table>.shown` by the loop as the frame that shows it is drawn, with write() and no
-fsync, so that it costs the tap a system call and never the card's latency.
+`<local_dir>/<table>.shown` by the loop once the frame that shows it is handed to the display,
+with one write() and no fsync, so that it costs the tap neither the card's latency nor the time to
+its frame.
 
 What it can promise, and what not (the package docstring, "Saved, and not yet"): a write() is in the
 kernel's page cache at once, so the record survives a crash or a kill of the appliance whole (the
@@ -61,13 +62,13 @@ class Shown:
         except OSError as error:
             log.warning("%s cannot be written (%s): inputs lost by a power cut will not be named", self.path, error)
 
-    def note(self, gid: str, first: int, actions: list[dict | None]) -> None:
-        """Entries `first`... of game `gid` (actions, None for an undo marker) are on the screen:
-        one write(), no fsync."""
+    def note(self, shown: list[tuple[str, int, list[dict | None]]]) -> None:
+        """These entries are on the screen, each (gid, first entry's number, its actions and None
+        for an undo marker): one write(), no fsync."""
         if self._fd is None:
             return
         data = b"".join(json.dumps({"gid": gid, "entry": n, "action": a}, ensure_ascii=False).encode() + b"\n"
-                        for n, a in enumerate(actions, start=first))
+                        for gid, first, actions in shown for n, a in enumerate(actions, start=first))
         try:
             os.write(self._fd, data)
         except OSError as error:
