@@ -10,16 +10,18 @@ resets them), and both cpusets are removed. It says what it did on stderr. A cpu
 that was killed (SIGKILL) is emptied and removed at the next start.
 
 Kernel threads stay where they are: the kernel places its per-CPU threads itself (a cpuset refuses
-them), and the others hardly run. Interrupts are not moved either: their handlers still run on the
-bench's core now and then.
+them), and the others hardly run. So do processes that are exiting, and any that refuses to move
+(said). Interrupts are not moved either: their handlers still run on the bench's core now and then.
 
 Needs root and the cpuset controller mounted as cgroup v1.
 
-    python bench/storage.py --own-core       # bench/storage.py's flag
+    python bench/storage.py --own-core                  # bench/storage.py's flag
+    python bench/cpuset.py python bench/firmware.py     # any command
 """
 
 import os
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -46,26 +48,27 @@ def _cpus(text: str) -> set[int]:
     return cpus
 
 
-def _kernel_thread(pid: int) -> bool:
+def _user_task(pid: int) -> bool:
+    """A process or thread of user space that runs (not a kernel thread, not exiting or gone)."""
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
-        return True  # gone: nothing to move
-    return bool(int(stat.rsplit(")", 1)[1].split()[6]) & PF_KTHREAD)
+        return False
+    return fields[0] not in ("Z", "X") and not int(fields[6]) & PF_KTHREAD
 
 
 def _procs(cpuset: Path) -> list[int]:
     return [int(pid) for pid in (cpuset / "cgroup.procs").read_text().split()]
 
 
-def _move(pids: list[int], to: Path) -> int:
-    """Move `pids` (whole processes) into `to`; how many could not be (gone, or refused)."""
-    refused = 0
+def _move(pids: list[int], to: Path) -> list[int]:
+    """Move `pids` (whole processes) into `to`; those that could not be (gone, or refused)."""
+    refused = []
     for pid in pids:
         try:
             (to / "cgroup.procs").write_text(str(pid))
         except OSError:
-            refused += 1
+            refused.append(pid)
     return refused
 
 
@@ -98,28 +101,32 @@ class OwnCore:
         try:
             self._affinities = _narrowed_affinities()
             (self.bench / "cgroup.procs").write_text(str(os.getpid()))
-            moved, kept = self._empty_root()
+            moved, refused = self._empty_root()
         except BaseException:
             self.__exit__(None, None, None)
             raise
+        left = len(_procs(CPUSETS))
         _say(f"this bench (pid {os.getpid()}) and what it starts run alone on cpu {self.cpu} ({self.bench}); "
              f"{moved} other processes moved to cpu {','.join(map(str, sorted(rest)))} ({self.others}) and "
-             f"kept running; {kept} kernel threads left where the kernel put them")
+             f"kept running; {left - len(refused)} kernel threads (and exiting processes) left where they are"
+             + (f"; {len(refused)} processes refused to move: {refused}" if refused else ""))
         return self
 
-    def _empty_root(self) -> tuple[int, int]:
+    def _empty_root(self) -> tuple[int, list[int]]:
         """Move every user process of the root cpuset into `others`, again until none is left
-        (a process may fork meanwhile); how many were moved, and the kernel threads left."""
+        (a process may fork meanwhile); how many were moved, and those that refused."""
         moved: set[int] = set()
+        refused: set[int] = set()
         for _ in range(20):
-            pids = [pid for pid in _procs(CPUSETS) if not _kernel_thread(pid)]
+            pids = [pid for pid in _procs(CPUSETS) if pid not in refused and _user_task(pid)]
             if not pids:
                 break
-            _move(pids, self.others)
-            moved.update(pids)
+            failed = _move(pids, self.others)
+            refused.update(pid for pid in failed if _user_task(pid))
+            moved.update(set(pids) - set(failed))
         else:
             raise RuntimeError("processes keep appearing in the root cpuset: cannot give the bench a core")
-        return len(moved), len(_procs(CPUSETS))
+        return len(moved), sorted(refused)
 
     def __exit__(self, *exc) -> None:
         back = 0
@@ -166,7 +173,7 @@ def _narrowed_affinities() -> dict[int, set[int]]:
     for task in Path("/proc").glob("[0-9]*/task/[0-9]*"):
         tid = int(task.name)
         try:
-            if _kernel_thread(tid):
+            if not _user_task(tid):
                 continue
             cpus = os.sched_getaffinity(tid)
         except OSError:
@@ -189,3 +196,16 @@ def _reset_affinities(affinities: dict[int, set[int]]) -> int:
 
 def _interrupted(signum, frame) -> None:
     raise SystemExit(128 + signum)
+
+
+def main() -> int:
+    """Run the command given alone on cpu 1; its exit status."""
+    if len(sys.argv) < 2:
+        print("usage: python bench/cpuset.py COMMAND [ARGUMENT...]", file=sys.stderr)
+        return 2
+    with OwnCore():
+        return subprocess.run(sys.argv[1:]).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
