@@ -6,12 +6,12 @@ its frame.
 What it can promise, and what not (the package docstring, "Saved, and not yet"): a write() is in the
 kernel's page cache at once, so the record survives a crash or a kill of the appliance whole (the
 cache outlives the process), and the next start finds it. After a power cut it may or may not be
-on the card: the kernel writes dirty pages back within seconds (ext4 commits every 5 s), in no
-promised order, and a card drops whatever it had not programmed. So at start it names an input
-the players saw and the store lacks only when its line reached the card, which is likely for one
-that waited seconds (a stalled card, Redis down while the local copy failed) and unlikely for one
-that waited a few milliseconds; an input whose line was lost too cannot be named by anything that
-costs no fsync. A line torn by the cut, or damaged, is skipped: this record only adds names, it
+on the card: the kernel writes a dirty page back once it is 30 s old (vm.dirty_expire_centisecs),
+or sooner under memory pressure, in no promised order, and a card drops whatever it had not
+programmed. So at start it names an input the players saw and the store lacks only when its line
+reached the card, which is likely for one that waited half a minute (a stalled card, Redis down
+while the local copy failed) and unlikely for one that waited a few milliseconds; an input whose
+line was lost too cannot be named by anything that costs no fsync. A line torn by the cut, or damaged, is skipped: this record only adds names, it
 never changes a game.
 
   {"gid": G, "entry": N, "action": {..}}   entry N of game G: an action, or null for an undo marker
