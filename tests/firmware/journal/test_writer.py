@@ -118,6 +118,35 @@ def test_at_the_table_taps_are_shown_while_the_card_stalls_and_marked_until_they
     rig.close()
 
 
+def test_at_the_table_an_input_shown_and_lost_with_the_power_is_named_on_the_screen_at_the_next_start(redis_server,
+                                                                                                     tmp_path, monkeypatch):
+    """The power goes while Redis is down: the last play was shown, its write never reached Redis,
+    and the card lost the local copy's record of it, but the note of what was shown reached it. The
+    table started again says so on its screen, naming the play, and goes on from the play before."""
+    actions = bot_game("taj_mahal", 3, {}, 7)
+    rig = Rig(redis_server.url, local_dir=tmp_path / "state")
+    uids = enrol(rig.table.tags, components("taj_mahal", actions))
+    for label in ("Taj Mahal", "3 players", "Hints on"):
+        rig.choose(label)
+    hands = Autopilot(rig.table, rig, lambda component: uids[component["id"]])
+    hands.play(actions[:2])
+    redis_server.kill()
+    monkeypatch.setattr(LocalCopy, "entries", lambda *args: None)
+    hands.play(actions[2:3])
+    assert len(rig.table.session.actions) == 3 and rig.table.journal.pending
+    rig.close()  # the power is gone: nothing more reaches Redis or the card
+    monkeypatch.undo()
+    redis_server.start()
+
+    rig = Rig(redis_server.url, local_dir=tmp_path / "state")
+    rig.app.loop.idle()  # the first tick after the start, as the loop's
+    view = rig.table.view()
+    assert view.lines[:2] == ("Not saved before", "the power went:") and view.lines[-1] == "Tap it again"
+    assert view.lines[2].startswith(rig.table.session.players[actions[2]["player"]])
+    assert rig.table.session.actions == tuple(actions[:2])
+    rig.close()
+
+
 def test_a_write_is_saved_once_the_local_copy_holds_it_on_the_disk_while_redis_is_down(memory_url, tmp_path):
     """The store down: the write waits for Redis with its reason, but it is on the disk, so it is
     not "not saved yet"."""
