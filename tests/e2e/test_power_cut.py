@@ -28,6 +28,7 @@ import shutil
 import signal
 import subprocess
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -40,7 +41,7 @@ from tests.redis_server import RedisServer
 
 from .appliance import Appliance, script_seconds
 from .resume import journal_signature, stored_entries
-from .test_recovery import exported, uninterrupted
+from .test_recovery import Reference, exported, play_to_the_end, uninterrupted
 
 LAZYFS = os.environ.get("LAZYFS")
 CUTS = int(os.environ.get("POWER_CUTS", "10"))
@@ -92,20 +93,34 @@ class Lazy:
             self.process = None
 
 
-def test_a_power_cut_dropping_every_unsynced_byte_loses_nothing_saved(tmp_path):
-    reference = uninterrupted("memory://power-cut-reference")
+@contextmanager
+def on_lazyfs(tmp_path: Path, reference: Reference):
+    """A LazyFS mount (at a short path), a redis-server with its directory on it (its AOF's directory
+    named short too: LazyFS takes a torn file's path in a 100-byte command), and the appliance with
+    its local copy on it, not started; all stopped after."""
     base = Path(f"/tmp/lz{os.getpid()}")
     shutil.rmtree(base, ignore_errors=True)
     lazy = Lazy(base)
     lazy.start()
-    redis = RedisServer(lazy.mount / "redis")
+    redis = RedisServer(lazy.mount / "d", args=("--appenddirname", "a"))
     appliance = None
-    rng = random.Random(29)
-    resume, results = 0, []
     try:
         redis.start()
         appliance = Appliance(tmp_path, redis.url, reference.tags, local_dir=lazy.mount / "state")
-        journal = Journal(connect(redis.url, timeout=10.0), "t1")
+        yield lazy, redis, appliance, Journal(connect(redis.url, timeout=10.0), "t1")
+    finally:
+        if appliance is not None:
+            appliance.close()
+        redis.kill()
+        lazy.stop()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_a_power_cut_dropping_every_unsynced_byte_loses_nothing_saved(tmp_path):
+    reference = uninterrupted("memory://power-cut-reference")
+    rng = random.Random(29)
+    resume, results = 0, []
+    with on_lazyfs(tmp_path, reference) as (lazy, redis, appliance, journal):
         for cut in range(CUTS):
             rest = reference.lines[resume:]
             appliance.start(rest)
@@ -129,12 +144,6 @@ def test_a_power_cut_dropping_every_unsynced_byte_loses_nothing_saved(tmp_path):
             results.append((len(acknowledged), len(restarted), len(kept), len(lost), named))
             resume = reference.resume_at(journal_signature(journal))
             assert resume < len(reference.lines), "the game ended before every cut was made"
-    finally:
-        if appliance is not None:
-            appliance.close()
-        redis.kill()
-        lazy.stop()
-        shutil.rmtree(base, ignore_errors=True)
     print("\ncuts (acknowledged before, in Redis after the cut, kept after the start, shown and lost, named):")
     for row in results:
         print("  ", row)
@@ -142,20 +151,10 @@ def test_a_power_cut_dropping_every_unsynced_byte_loses_nothing_saved(tmp_path):
 
 def test_a_write_torn_by_a_power_cut_is_named_nothing_saved_is_lost_and_the_game_goes_on(tmp_path, capsys):
     reference = uninterrupted("memory://power-cut-torn-reference")
-    base = Path(f"/tmp/lz{os.getpid()}")
-    shutil.rmtree(base, ignore_errors=True)
-    lazy = Lazy(base)
-    lazy.start()
-    # short names for the AOF's directory: LazyFS takes the torn file's path in a 100-byte command
-    redis = RedisServer(lazy.mount / "d", args=("--appenddirname", "a"))
-    aof = lazy.mount / "d" / "a"
-    appliance = None
     rng = random.Random(29)
     resume, results = 0, []
-    try:
-        redis.start()
-        appliance = Appliance(tmp_path, redis.url, reference.tags, local_dir=lazy.mount / "state")
-        journal = Journal(connect(redis.url, timeout=10.0), "t1")
+    with on_lazyfs(tmp_path, reference) as (lazy, redis, appliance, journal):
+        aof = lazy.mount / "d" / "a"
         for what, part in TEARS:
             rest = reference.lines[resume:]
             appliance.start(rest)
@@ -188,24 +187,14 @@ def test_a_write_torn_by_a_power_cut_is_named_nothing_saved_is_lost_and_the_game
             assert kept[:len(held)] == held, f"{what}: an entry the local copy held on the disk was lost"
             torn = "its last line was torn by a power cut" if what == "local copy" else "ended in a write torn by a power cut"
             assert torn in said, f"the torn write to the {what} was not named:\n{said}"
+            stored = list(journal.load(journal.current()).actions)
+            assert stored == reference.log["actions"][:len(stored)], f"{what}: the game is not the uninterrupted one's:\n{said}"
             results.append((what, "its start" if part == 1 else "its end", len(acknowledged), len(held), len(kept),
                             said.count("were shown but not saved")))
             resume = reference.resume_at(journal_signature(journal))
             assert resume < len(reference.lines), "the game ended before every write was torn"
-
-        appliance.start(reference.lines[resume:])
-        deadline = time.monotonic() + 3 * script_seconds(reference.lines[resume:]) + 20
-        while journal_signature(journal) != reference.marks[-1]:
-            assert time.monotonic() < deadline, f"the game did not finish:\n{appliance.output()}"
-            time.sleep(0.2)
-        appliance.stop()
+        play_to_the_end(appliance, journal, reference, resume)
         assert exported(appliance, capsys) == reference.log
-    finally:
-        if appliance is not None:
-            appliance.close()
-        redis.kill()
-        lazy.stop()
-        shutil.rmtree(base, ignore_errors=True)
     with capsys.disabled():
         print("\ntorn writes (file, the half on the disk, entries Redis acknowledged, entries the local copy "
               "held on the disk, entries after the start, inputs named):")
