@@ -125,9 +125,6 @@ class Hands:
         self.passes(seconds)
         pin.drive_high()
         self.passes(PRESS_S)
-        # the press is due (settled past its debounce): reported now, before the next step, even when
-        # the buttons' timing thread is late on a busy machine (a tap, reported at once, would pass it)
-        self.app.buttons.update()
 
     def passes(self, seconds: float) -> None:
         raise NotImplementedError
