@@ -23,10 +23,9 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest -n 2
 
-# The journal's, club's and store's tests, the e2e durability tests and the AOF's torn-tail check, again
-# on Redis 8: Debian trixie's redis-server 8.0 (the owner's OS), taken from a trixie root that mmdebstrap
-# builds once and caches (tests/platform/trixie.py), and run on this machine through wrappers put first
-# in PATH.
+# The journal's, club's and store's tests, and the e2e durability tests, again on Redis 8: Debian
+# trixie's redis-server 8.0 (the owner's OS), taken from a trixie root that mmdebstrap builds once and
+# caches (tests/platform/trixie.py), and run on this machine through wrappers put first in PATH.
 REDIS8 := $(VENV)/redis8
 REDIS8_TESTS := tests/firmware/journal tests/firmware/club tests/firmware/test_store.py tests/firmware/test_backup.py \
 	tests/e2e/test_recovery.py tests/e2e/test_outage.py tests/e2e/test_hostile_store.py tests/e2e/test_local_copy.py \
