@@ -79,7 +79,9 @@ class Writer:
         self._posts: deque[_Post] = deque()
         self._unsaved: deque[tuple[int, float]] = deque()  # (seq, when shown) of writes not yet saved
         self._seq = 0
-        self._notes: list[tuple[str, int, list[dict | None]]] = []  # entries handed over, noted at send()
+        #: entries handed over and not yet noted as shown (the loop thread's): noted once their frame
+        #: is out (send), or before any other call lets the writer thread take them
+        self._notes: list[tuple[str, int, list[dict | None]]] = []
         self._state = _State()
         self._thread: threading.Thread | None = None
         self._closing = False
@@ -100,11 +102,14 @@ class Writer:
     def send(self) -> None:
         """The frame is shown: note the entries it shows, and let the writer thread take what was
         handed over."""
+        self._note_shown()
+        with self._lock:
+            self._lock.notify()
+
+    def _note_shown(self) -> None:
         if self._notes:
             self.shown.note(self._notes)
             self._notes.clear()
-        with self._lock:
-            self._lock.notify()
 
     def wait(self, timeout: float | None = None) -> bool:
         """Until every call handed over so far has been made (False on timeout)."""
@@ -164,6 +169,8 @@ class Writer:
     def _post(self, call: Callable[[Journal], Any], kind: str = "call", wait: bool = False,
               timeout: float | None = None) -> Any:
         post = _Post(call, kind, self.clock(), done=threading.Event() if wait else None)
+        if kind != "write":  # the writer thread takes every write handed over: each noted first
+            self._note_shown()
         with self._lock:
             if kind == "tick" and any(queued.kind == "tick" for queued in self._posts):
                 return None  # the writer thread has not yet taken the last one
