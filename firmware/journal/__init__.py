@@ -112,8 +112,9 @@ plug while Redis is down or refuses writes (the "!" badge) loses nothing.
   logged and shown once ("Local copy failed / Play goes on"), and the local copy is off for the run
   (Redis alone keeps what follows; the next start tries again). A torn last line (a power cut while
   it was appended, which left its start without its end, or its end after NUL bytes; the write it
-  records was never sent) is ignored with a log line. Any other damaged line is reported (log, screen) and the file kept aside as `<table>.jsonl.damaged-<time>`;
-  the games are taken as the lines before it hold them, and the file is not whole.
+  records was never sent) is ignored with a log line. Any other damaged line is reported (log,
+  screen) and the file kept aside as `<table>.jsonl.damaged-<time>`; the games are taken as the
+  lines before it hold them, and the file is not whole.
 - The tag map and enrolment's places are kept beside it, whole, in `<local_dir>/<table>.tags.json`
   (tagcopy.py, written before every change of them; Redis's `local:tags` names the version that holds
   every change) and given back at start to a Redis that lacks them (firmware.tagmap.TagMap.reconcile).

@@ -11,8 +11,8 @@ or sooner under memory pressure, in no promised order, and a card drops whatever
 programmed. So at start it names an input the players saw and the store lacks only when its line
 reached the card, which is likely for one that waited half a minute (a stalled card, Redis down
 while the local copy failed) and unlikely for one that waited a few milliseconds; an input whose
-line was lost too cannot be named by anything that costs no fsync. A line torn by the cut, or damaged, is skipped: this record only adds names, it
-never changes a game.
+line was lost too cannot be named by anything that costs no fsync. A line torn by the cut, or
+damaged, is skipped: this record only adds names, it never changes a game.
 
   {"gid": G, "entry": N, "action": {..}}   entry N of game G: an action, or null for an undo marker
 """

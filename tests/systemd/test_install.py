@@ -226,7 +226,7 @@ def test_install_sets_up_a_fresh_pi_and_asks_for_the_reboot(system, redis_port):
     # redis-server's drop-in runs the torn-tail check, installed where it says, before each start of Redis
     drop_in = (root / "etc/systemd/system/redis-server.service.d/tablemate.conf").read_text()
     assert drop_in == (system.repo / "systemd/redis-server.service.d/tablemate.conf").read_text()
-    check = next(line for line in drop_in.splitlines() if line.startswith("ExecStartPre=+")).split()[0].removeprefix("ExecStartPre=+")
+    check = next(line for line in drop_in.splitlines() if line.startswith("ExecStartPre=-+")).split()[0].removeprefix("ExecStartPre=-+")
     assert (root / check.lstrip("/")).read_bytes() == (system.repo / "systemd/redis-aof-tail").read_bytes()
     assert (root / check.lstrip("/")).stat().st_mode & 0o777 == 0o755
     assert redis_config(redis_port) == {"appendonly": "yes", "appendfsync": "always"}
