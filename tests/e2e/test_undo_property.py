@@ -52,6 +52,7 @@ from firmware.script import Hands, Step, VirtualClock, VirtualTime
 from firmware.session import Session
 from firmware.sim import catalogue
 from firmware.store import connect
+from firmware.views import View
 
 from tests.engines.bots.taj_mahal import SYNTHETIC_BOARD
 
@@ -213,6 +214,14 @@ class UndoAtTheTable(RuleBasedStateMachine):
         second.drive_high()
         self.hands.passes(TICK_S)
 
+    def _view(self) -> View:
+        """The screen once the writer thread has saved what was handed over: its "Not saved yet"
+        mark follows the machine's own time (a write waiting 0.5 s), not the inputs, so a screen
+        compared with another is taken with nothing waiting."""
+        if self.writer:
+            assert self.table.journal.wait(timeout=30), "the writer thread made no progress in 30 s"
+        return self.table.view()
+
     # -- inputs and what they must do ------------------------------------------------------------
 
     def _input(self, step: Step) -> None:
@@ -235,7 +244,7 @@ class UndoAtTheTable(RuleBasedStateMachine):
         self.undone.clear()  # the table moved on: what undo took back is no longer the next input
         self.batch.append(step)
         if session.actions != before.actions:
-            self.done.append(Done(before, self.batch, Seen.of(session), self.table.view()))
+            self.done.append(Done(before, self.batch, Seen.of(session), self._view()))
             self.batch, self.asked_by_table = [], request is not None
         elif request is None:
             self.batch = []
@@ -343,7 +352,7 @@ class UndoAtTheTable(RuleBasedStateMachine):
                 self._turn(int(step.args[0]))
             else:
                 self.hands.do(step)
-        assert Seen.of(self.session) == last.after and self.table.view() == last.view, "entered again, the game differs"
+        assert Seen.of(self.session) == last.after and self._view() == last.view, "entered again, the game differs"
         self.done.append(last)
         self.asked_by_table = self._question() is not None
 
