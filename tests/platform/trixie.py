@@ -7,7 +7,8 @@ reused; builders of the same root wait for each other (a lock file beside it). B
 root may be given files and commands run in it once its packages are in (the VM image of
 tests/platform/vm.py is such a root). A root of another architecture (arm64, armhf) runs its
 maintainer scripts through qemu-user: `binfmt` mounts binfmt_misc and registers Debian's
-qemu-user-static interpreter for it when this machine has not.
+qemu-user-static interpreter for it when this machine has not. `Chroot` runs commands in a root
+through a throwaway overlay (as root), so the cached root stays as built.
 
     python -m tests.platform.trixie root [--arch arm64] [PACKAGE ...]   # prints the root's path
     python -m tests.platform.trixie redis-bin DIR                          # writes DIR/redis-server, DIR/redis-cli
@@ -35,6 +36,8 @@ REDIS = ("redis-server", "redis-tools")
 #: Debian's architecture names -> qemu-user's (the names of its binfmt_misc entries)
 QEMU = {"amd64": "x86_64", "arm64": "aarch64", "armhf": "arm"}
 BINFMT = Path("/proc/sys/fs/binfmt_misc")
+#: where Debian keeps the certificate authorities a machine's owner added (update-ca-certificates)
+LOCAL_CAS = Path("/usr/local/share/ca-certificates")
 
 
 def cache() -> Path:
@@ -88,6 +91,10 @@ def cached(name: str, build) -> Path:
         if (target / ".complete").exists():
             return target
         building = target.with_name(target.name + ".building")
+        mounted = [line.split()[1] for line in Path("/proc/mounts").read_text().splitlines()
+                   if line.split()[1].startswith(f"{building}/")]
+        if mounted:  # an interrupted build's: removing the directory would reach into them
+            raise RuntimeError(f"{building} still has mounts ({', '.join(mounted)}): unmount them (umount -R) and run this again")
         shutil.rmtree(building, ignore_errors=True)
         shutil.rmtree(target, ignore_errors=True)
         building.mkdir(parents=True)
@@ -97,12 +104,20 @@ def cached(name: str, build) -> Path:
     return target
 
 
+def local_cas() -> dict[str, bytes]:
+    """The certificate authorities this machine's owner added (none on most machines): a root that
+    reaches PyPI from here trusts them too, as behind a TLS-inspecting proxy it must."""
+    return {str(path): path.read_bytes() for path in sorted(LOCAL_CAS.rglob("*.crt"))}
+
+
 def root(packages: Sequence[str] = (), arch: str = "amd64", variant: str = "apt", *,
-         files: Mapping[str, bytes] | None = None, commands: Sequence[str] = ()) -> Path:
+         files: Mapping[str, bytes] | None = None, commands: Sequence[str] = (), online: bool = False) -> Path:
     """The path of a trixie root holding `packages` (built once, then taken from the cache), and
     `files` (path in the root -> content, mode 0644), then changed by `commands` (shell lines run
-    in it, in order)."""
+    in it, in order). `online`: it trusts this machine's own certificate authorities (local_cas)."""
     wanted = sorted(set(BASE) | set(packages))
+    if online and local_cas():
+        files, commands = {**local_cas(), **(files or {})}, ("update-ca-certificates", *commands)
     files = dict(sorted((files or {}).items()))
     recipe = hashlib.sha256(f"{SUITE} {arch} {variant} {MIRROR} {' '.join(wanted)}".encode())
     for path, content in files.items():
@@ -129,6 +144,61 @@ def root(packages: Sequence[str] = (), arch: str = "amd64", variant: str = "apt"
         (directory / ".packages").write_text(" ".join(wanted) + "\n")
 
     return cached(f"{SUITE}-{arch}-{recipe.hexdigest()[:12]}", build)
+
+
+class Chroot:
+    """A throwaway view of a root (an overlay: writes go to a temporary directory) with /proc, /sys
+    and /dev mounted, to run commands in with chroot."""
+
+    def __init__(self, base: Path):
+        self.base = base
+
+    def __enter__(self) -> "Chroot":
+        self.scratch = Path(tempfile.mkdtemp(prefix="chroot-"))
+        self.path = self.scratch / "root"
+        for name in ("upper", "work", "root"):
+            (self.scratch / name).mkdir()
+        self.mounts: list[Path] = []
+        self._mount(["-t", "overlay", "overlay", "-o",
+                     f"lowerdir={self.base},upperdir={self.scratch / 'upper'},workdir={self.scratch / 'work'}"], self.path)
+        self._mount(["-t", "proc", "proc"], self.path / "proc")
+        self._mount(["--rbind", "/sys"], self.path / "sys")
+        self._mount(["--rbind", "/dev"], self.path / "dev")
+        shutil.copy("/etc/resolv.conf", self.path / "etc" / "resolv.conf")
+        return self
+
+    def _mount(self, args: list[str], target: Path) -> None:
+        subprocess.run(["mount", *args, str(target)], check=True)
+        self.mounts.append(target)
+
+    def __exit__(self, *exc: object) -> None:
+        for target in reversed(self.mounts):
+            subprocess.run(["umount", "--recursive", "--lazy", str(target)], check=False)
+        # never rmtree through the merged view: a mount left there would take this machine's /dev along
+        for name in ("upper", "work"):
+            shutil.rmtree(self.scratch / name)
+        (self.scratch / "root").rmdir()
+        self.scratch.rmdir()
+
+    def copy_in(self, files: dict[str, Path], destination: str) -> None:
+        for name, source in files.items():
+            target = self.path / destination.lstrip("/") / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+
+    def run(self, command: str, timeout: float = 3600, capture: bool = True) -> str:
+        """Run `command` with bash in the root, as root, with a clean environment (none of this
+        machine's pip or proxy settings); its output (printed instead, not `capture`), or
+        AssertionError with it when the command fails."""
+        env = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/root", "LANG": "C.UTF-8"}
+        result = subprocess.run(["chroot", str(self.path), "/bin/bash", "-c", command], env=env, capture_output=capture,
+                                text=True, timeout=timeout)
+        if result.returncode != 0 and not capture:
+            raise AssertionError(f"`{command}` exited with {result.returncode} in the {self.base.name} root")
+        if result.returncode != 0:
+            raise AssertionError(f"`{command}` exited with {result.returncode} in the {self.base.name} root:\n"
+                                 f"{result.stdout[-6000:]}{result.stderr[-6000:]}")
+        return (result.stdout or "") + (result.stderr or "")
 
 
 def redis_bin(directory: Path) -> Path:
