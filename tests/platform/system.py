@@ -228,7 +228,7 @@ class Table:
         acknowledged `entries` journal entries; the status line that said so, the moment it came."""
         command = "while :; do systemctl show -p StatusText --value tablemate; sleep 0.25; done"
         follower = subprocess.Popen(["ssh", *self.vm.ssh_options(), "root@127.0.0.1", command], stdout=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + timeout
+        deadline, line = time.monotonic() + timeout, ""
         try:
             for line in follower.stdout:
                 count = acknowledged(line)

@@ -131,7 +131,8 @@ class VMError(AssertionError):
 class VM:
     """One machine: its own disk (a qcow2 overlay of the image), console log and SSH port in
     `workdir`; boot(), run(), copy_in(), shutdown(), power_pull(). The disk outlives power cuts and
-    shutdowns: the next boot() starts from it."""
+    shutdowns: the next boot() starts from it, and so does a VM made again on the same `workdir`
+    (a kept test's machine, booted to look inside)."""
 
     def __init__(self, base: Image, workdir: Path, *, memory_mb: int = 2048, cpus: int = 2, accel: str | None = None):
         self.image, self.workdir = base, workdir
@@ -142,7 +143,9 @@ class VM:
         self.process: subprocess.Popen | None = None
         self.port = 0
         workdir.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "qcow2", "-b", str(base.disk), str(self.disk)], check=True)
+        if not self.disk.exists():
+            subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "qcow2", "-b", str(base.disk), str(self.disk)],
+                           check=True)
 
     def __enter__(self) -> "VM":
         return self
