@@ -51,57 +51,8 @@ PROFILE = "/etc/tablemate/pi.toml"
 PLAY_DIR = "/srv/tablemate-play"
 DROP_IN = "/run/systemd/system/tablemate.service.d/play.conf"
 TABLEMATE = "/opt/tablemate/venv/bin/tablemate"
-#: Raspberry Pi OS's own config.txt (trixie, as bookworm): I2C and SPI commented out
-CONFIG_TXT = """\
-# For more options and information see
-# http://rptl.io/configtxt
-# Some settings may impact device functionality. See link above for details
-
-# Uncomment some or all of these to enable the optional hardware interfaces
-#dtparam=i2c_arm=on
-#dtparam=i2s=on
-#dtparam=spi=on
-
-# Enable audio (loads snd_bcm2835)
-dtparam=audio=on
-
-# Automatically load overlays for detected cameras
-camera_auto_detect=1
-
-# Automatically load overlays for detected DSI displays
-display_auto_detect=1
-
-# Automatically load initramfs files, if found
-auto_initramfs=1
-
-# Enable DRM VC4 V3D driver
-dtoverlay=vc4-kms-v3d
-max_framebuffers=2
-
-# Don't have the firmware create an initial video= setting in cmdline.txt.
-# Use the kernel's default instead.
-disable_fw_kms_setup=1
-
-# Run in 64-bit mode
-arm_64bit=1
-
-# Disable compensation for displays with overscan
-disable_overscan=1
-
-# Run as fast as firmware / board allow
-arm_boost=1
-
-[cm4]
-# Enable host mode on the 2711 built-in XHCI USB controller.
-# This line should be removed if the legacy DWC2 controller is required
-# (e.g. for USB device mode) or if USB support is not required.
-otg_mode=1
-
-[cm5]
-dtoverlay=dwc2,dr_mode=host
-
-[all]
-"""
+#: Raspberry Pi OS's own config.txt (trixie's, as bookworm's): I2C and SPI commented out
+CONFIG_TXT = REPO / "tests" / "systemd" / "raspios-config.txt"
 
 
 def mocked_profile() -> dict:
@@ -259,7 +210,7 @@ def run(game: str, workdir: Path) -> Phases:
         with phases("copy the checkout, the profile, config.txt"):
             vm.copy_in(checkout(), SOURCE, owner="pi")
             vm.run(f"install -D -m 0644 /dev/stdin {PROFILE}", input=tomli_w.dumps(profile).encode())
-            vm.run("install -D -m 0755 /dev/stdin /boot/firmware/config.txt", input=CONFIG_TXT.encode())
+            vm.run("install -D -m 0755 /dev/stdin /boot/firmware/config.txt", input=CONFIG_TXT.read_bytes())
         with phases("install.sh --dry-run"):
             out = table.install("--dry-run").stdout
             assert "Dry run: nothing was changed" in out and "would run: apt-get install" in out, out
