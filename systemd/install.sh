@@ -315,7 +315,7 @@ check_devices() {
     fi
     [ ${#missing[@]} -gt 0 ] || return 0
     booted=$(sed -n 's/^btime //p' "$(at /proc/stat)" 2>/dev/null || true)
-    if [ -z "$booted" ] || [ "$(stat -c %Y "$(at "$BOOT_CONFIG")")" -ge "$booted" ]; then
+    if [ -z "$booted" ] || [ "$(date -r "$(at "$BOOT_CONFIG")" +%s)" -ge "$booted" ]; then
         REBOOT_REASONS+=("$BOOT_CONFIG changed since this system started, and ${missing[*]} (its buses' devices) are missing")
         return
     fi
