@@ -7,12 +7,15 @@ is config/pi.toml with mock readers and buttons and the dummy display, put at /e
 before the install (the installer keeps an owner's profile), and /boot/firmware/config.txt is
 Raspberry Pi OS's. In order:
 
-1. install.sh --dry-run, then install.sh (--force: no /proc/device-tree/model); it turns I2C and SPI
-   on in config.txt and says REBOOT NEEDED; `reboot`, and the service starts with the system:
-   Type=notify READY, after redis-server; the time from power-on to READY.
+1. install.sh --dry-run, then install.sh, each run as the README says (`sudo systemd/install.sh` by
+   the user `pi`; --force: no /proc/device-tree/model); it turns I2C and SPI on in config.txt, makes
+   the profile 0640 root:tablemate, puts `pi` in the group tablemate and says REBOOT NEEDED;
+   `reboot`, and the service starts with the system: Type=notify READY, after redis-server; the time
+   from power-on to READY.
 2. install.sh again: nothing changes, no REBOOT NEEDED (the buses' devices stay missing on this
-   machine: said as a warning); doctor as `pi` says the local copy needs root or the service user,
-   and with the real pi.toml each missing part once, without warnings.
+   machine: said as a warning); doctor as `pi` reads the installed profile and says the local copy
+   needs root or the service user, and with the real pi.toml each missing part once, without
+   warnings.
 3. A recorded game (firmware/demos/*.script, through a runtime drop-in that adds --script to the
    installed ExecStart, gone with the next boot) until half its journal entries are acknowledged
    (STATUS=); then the power is pulled (SIGKILL of QEMU).
@@ -27,6 +30,7 @@ Raspberry Pi OS's. In order:
 """
 
 import argparse
+import datetime
 import json
 import os
 import re
@@ -50,7 +54,8 @@ PROFILE = "/etc/tablemate/pi.toml"
 #: the game's inputs and tags, where the service's sandbox can read them (ProtectHome hides /home)
 PLAY_DIR = "/srv/tablemate-play"
 DROP_IN = "/run/systemd/system/tablemate.service.d/play.conf"
-TABLEMATE = "/opt/tablemate/venv/bin/tablemate"
+VENV = "/opt/tablemate/venv"
+TABLEMATE = f"{VENV}/bin/tablemate"
 #: Raspberry Pi OS's own config.txt (trixie's, as bookworm's): I2C and SPI commented out
 CONFIG_TXT = REPO / "tests" / "systemd" / "raspios-config.txt"
 
@@ -149,11 +154,21 @@ class Table:
         return self.vm.run(f"journalctl -u tablemate -b --no-pager -n {lines}", check=False).stdout
 
     def install(self, *args: str) -> subprocess.CompletedProcess:
-        """systemd/install.sh as the README runs it, from the clone (--force: this is not a Pi)."""
-        result = self.vm.run(f"cd {SOURCE} && systemd/install.sh --force {' '.join(args)}", timeout=3600, check=False)
+        """systemd/install.sh as the README runs it: `sudo systemd/install.sh` from the clone, by the
+        Pi's user `pi` (--force: this is not a Pi)."""
+        result = self.vm.run(f"cd {SOURCE} && runuser -u pi -- sudo systemd/install.sh --force {' '.join(args)}", timeout=3600,
+                             check=False)
         if result.returncode != 0:
             raise self.vm.error(f"install.sh {' '.join(args)} exited with {result.returncode}:\n{result.stdout}{result.stderr}")
         return result
+
+    def install_times(self) -> tuple[float, float]:
+        """The seconds the first install took for its apt step (apt's own history log) and for the
+        virtualenv with pip (from the virtualenv's first file to the source digest written last)."""
+        history = self.vm.run("grep -E '^(Start|End)-Date:' /var/log/apt/history.log | tail -n 2").stdout.splitlines()
+        start, end = (datetime.datetime.strptime(line.split(":", 1)[1].strip(), "%Y-%m-%d  %H:%M:%S") for line in history)
+        made, stamped = map(float, self.vm.run(f"stat -c %Y {VENV}/pyvenv.cfg {VENV}/.tablemate-source").stdout.split())
+        return (end - start).total_seconds(), stamped - made
 
     def status(self) -> dict:
         return json.loads(self.vm.run(f"{TABLEMATE} status --json").stdout)
@@ -219,7 +234,11 @@ def run(game: str, workdir: Path) -> Phases:
             result = table.install()
         assert "REBOOT NEEDED" in result.stdout and "Release: trixie" in result.stdout, result.stdout + result.stderr
         assert "RPi.GPIO: rpi-lgpio's shim" in result.stdout, result.stdout
-        phases.note(f"install.sh took {phases.times['install.sh']:.0f} s (apt, pip from PyPI, lgpio built with swig and PYPI=1)")
+        assert "run: usermod --append --groups tablemate pi" in result.stdout, result.stdout
+        assert vm.run(f"stat -c '%a %U:%G' {PROFILE}").stdout.strip() == "640 root:tablemate"
+        apt_s, pip_s = table.install_times()
+        phases.note(f"install.sh took {phases.times['install.sh']:.0f} s: apt-get install {apt_s:.0f} s, the virtualenv and pip {pip_s:.0f} s"
+                    " (from PyPI, lgpio built with swig and PYPI=1)")
         with phases("reboot, to READY"):
             vm.reboot()
             shown = table.wait_ready()
@@ -302,10 +321,10 @@ def run(game: str, workdir: Path) -> Phases:
 
 
 def doctor_checks(vm: VM) -> None:
-    """doctor as the Pi's user `pi`, who may not open the service's local copy; and with the real
-    pi.toml on this machine without the hardware: each missing part once, no warnings on stderr."""
-    vm.run(f"install -m 0644 -o pi {PROFILE} /home/pi/pi.toml")
-    result = vm.run(f"cd /home/pi && runuser -u pi -- {TABLEMATE} doctor --config /home/pi/pi.toml", check=False)
+    """doctor as the Pi's user `pi`, whom the installer put in the group that reads the profile, but
+    who may not open the service's local copy; and with the real pi.toml on this machine without the
+    hardware: each missing part once, no warnings on stderr."""
+    result = vm.run(f"cd /home/pi && runuser -u pi -- {TABLEMATE} doctor", check=False)
     out = result.stdout
     assert result.returncode == 0 and "PROBLEM" not in out, out + result.stderr
     assert "not checked: local copy /var/lib/tablemate: it is tablemate's and user pi may not open it" in out, out
