@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench run system-test arm64-check test-trixie clean
+.PHONY: demo test test-redis8 undo-soak bench run system-test arm64-check test-trixie clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,22 @@ demo: $(STAMP)
 # cores overlap that waiting; every test takes its own ports and directories.
 test: $(STAMP)
 	$(PY) -m pytest -n 2
+
+# Undo through the table in random games of every game, far more examples than make test's, with
+# fresh random seeds (tests/e2e/test_undo_property.py: 372 games, about 7 minutes on two busy cores)
+undo-soak: $(STAMP)
+	UNDO_SOAK=60 $(PY) -m pytest -n 2 tests/e2e/test_undo_property.py
+
+# The journal's, club's and store's tests, and the e2e durability tests, again on Redis 8: Debian
+# trixie's redis-server 8.0 (the owner's OS), taken from a trixie root that mmdebstrap builds once and
+# caches (tests/platform/trixie.py), and run on this machine through wrappers put first in PATH.
+REDIS8 := $(VENV)/redis8
+REDIS8_TESTS := tests/firmware/journal tests/firmware/club tests/firmware/test_store.py tests/firmware/test_backup.py \
+	tests/e2e/test_recovery.py tests/e2e/test_outage.py tests/e2e/test_hostile_store.py tests/e2e/test_local_copy.py
+test-redis8: $(STAMP)
+	$(PY) -m tests.platform.trixie redis-bin $(REDIS8) >/dev/null
+	$(REDIS8)/redis-server --version | grep ' v=8\.' || { echo "$(REDIS8)/redis-server is not Redis 8" >&2; exit 1; }
+	PATH=$(abspath $(REDIS8)):$$PATH $(PY) -m pytest -n 2 -rs $(REDIS8_TESTS)
 
 bench: $(STAMP)
 	$(PY) bench/run.py

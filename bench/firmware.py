@@ -150,28 +150,7 @@ def tap_to_frame(url: str, table: str = "tap", local_dir: Path | None = None) ->
     app = App.build(profile, web=False)
     frames = Frames(app)
     appends = _timed_appends(app) if local_dir else []
-    reader = app.readers.readers[f"seat{play['player']}"]
-    undo = ButtonEvent("undo", "press")
-    loop = threading.Thread(target=app.loop.run, name="tablemate-loop")
-    loop.start()
-    app.readers.start()
-    latencies = []
-    try:
-        frames.of(None)  # the recovered game on screen
-        for _ in range(TAPS):
-            started = time.perf_counter()
-            reader.tap(uid)
-            latencies.append(frames.of(TagEvent(reader.name, uid, "arrived", reader.seat)) - started)
-            if len(app.loop.table.session.actions) != cut + 1:
-                raise RuntimeError(f"the tap was not accepted: {app.loop.table.view()!r}")
-            app.loop.post(undo)
-            frames.of(undo)
-            while reader.present is not None:  # lifted for a gap: the next tap is a new arrival
-                time.sleep(TIMING.poll_ms / 1000)
-    finally:
-        app.loop.stop()
-        loop.join(timeout=WAIT_S)
-        app.close()
+    latencies = tapped(app, frames, app.readers.readers[f"seat{play['player']}"], uid, cut, TAPS)
     stored = Journal(connect(url), table).load(app.loop.table.session.gid)
     if len(stored.entries) != cut + 2 * TAPS or len(stored.actions) != cut:
         raise RuntimeError("the taps were not each accepted and undone once")
@@ -188,6 +167,34 @@ def tap_to_frame(url: str, table: str = "tap", local_dir: Path | None = None) ->
     if appends:
         figures.update(_percentiles("append", appends, "_ms", 1000))
     return figures
+
+
+def tapped(app: App, frames: Frames, reader, uid: str, cut: int, taps: int) -> list[float]:
+    """Run the app's loop and readers in their threads as `tablemate run` does, tap `uid` on `reader`
+    `taps` times, each accepted play undone by a press; each tap's time from `reader.tap()` to its
+    frame. The app is closed after."""
+    undo = ButtonEvent("undo", "press")
+    loop = threading.Thread(target=app.loop.run, name="tablemate-loop")
+    loop.start()
+    app.readers.start()
+    latencies = []
+    try:
+        frames.of(None)  # the recovered game on screen
+        for _ in range(taps):
+            started = time.perf_counter()
+            reader.tap(uid)
+            latencies.append(frames.of(TagEvent(reader.name, uid, "arrived", reader.seat)) - started)
+            if len(app.loop.table.session.actions) != cut + 1:
+                raise RuntimeError(f"the tap was not accepted: {app.loop.table.view()!r}")
+            app.loop.post(undo)
+            frames.of(undo)
+            while reader.present is not None:  # lifted for a gap: the next tap is a new arrival
+                time.sleep(TIMING.poll_ms / 1000)
+    finally:
+        app.loop.stop()
+        loop.join(timeout=60)
+        app.close()
+    return latencies
 
 
 def _timed_appends(app: App) -> list[float]:

@@ -30,7 +30,7 @@ from drivers.readers import ReaderGroup, open_readers
 
 from .boards import Boards
 from .config import Profile
-from .journal import Journal
+from .journal import Journal, Writer
 from .journal.local import LocalCopy
 from .loop import Loop, PartStatus
 from .sdnotify import Notifier
@@ -92,7 +92,7 @@ class App:
         client = connect(store.url)
         local_dir = profile.store.copy_dir(store.url)
         local = LocalCopy(local_dir, profile.table.id) if local_dir is not None else None
-        journal = Journal(client, profile.table.id, local=local)
+        journal = Writer(Journal(client, profile.table.id, local=local))
         table = Table(journal, TagMap(client, profile.table.id, local_dir), table_settings(profile, store), clock, imports=tags)
         display = DisplayThread(open_display(profile.display, stream=stream, clock=clock),
                                 care=care_for(profile.display, clock), clock=clock)
@@ -103,6 +103,7 @@ class App:
             loop.notes["store"] = f"in memory, no Redis at {profile.store.url}"
             log.warning("store: %s", store.note)
         loop.watch("tablemate-display", display.alive)
+        loop.watch("tablemate-journal", journal.alive)
         readers = open_readers(profile.readers, loop.post, timing=profile.reader_timing, clock=clock, sleep=sleep)
         loop.watch("readers", readers.alive)
         buttons = open_buttons(profile.buttons, loop.post, clock=clock,

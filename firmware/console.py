@@ -308,20 +308,20 @@ class Console:
         self.hands.do(step)
 
     def _name(self, uid: str) -> str:
-        for component in self._components():
+        for component in self.app.loop.call(lambda: catalogue.present(self.app.loop.table)):
             if component.uid == uid:
                 return component.label
         return uid
 
-    def _components(self) -> list[catalogue.Component]:
-        table = self.app.loop.table
-        games = [table.session.name] if table.session else sorted({entry.game for _, entry in table.tags.items()})
-        return [c for game in games for c in catalogue.catalogue(table.tags, game)]
-
     def tappable(self, typed: str = "", width: int = 80) -> list[str]:
-        """`?`: why the list is what it is, then the names that `typed` fits, each kind on lines of
-        its own after its heading, as few as `width` columns allow."""
-        now, why = catalogue.tappable(self.app.loop.table, self._components())
+        """`?`: why the list is what it is, then the names that `typed` fits (what the table would
+        take now on the reader a name taps on), each kind on lines of its own after its heading, as
+        few as `width` columns allow."""
+        def ask() -> tuple[list[catalogue.Component], str]:
+            table, seats = self.app.loop.table, self._seats()
+            return catalogue.tappable(table, catalogue.present(table), seats.get(catalogue.target(table, seats)))
+
+        now, why = self.app.loop.call(ask)
         wanted = catalogue.words(typed)
         fitting = [c for c in now if catalogue.fits(wanted, catalogue.words(c.label))]
         if now and not fitting:
@@ -359,18 +359,19 @@ class Console:
             if name not in readers:
                 raise script.BadScript(f"no reader {given!r}: {', '.join(readers)}")
             return name
-        table = self.app.loop.table
-        session = table.session
-        prompt = session.game.prompt(session.state) if session else None
-        seat = prompt.player if prompt else None
-        return f"seat{seat}" if f"seat{seat}" in readers else next(iter(readers))
+        return self.app.loop.call(lambda: catalogue.target(self.app.loop.table, self._seats()))
+
+    def _seats(self) -> dict[str, int | None]:
+        return {name: reader.seat for name, reader in self.app.readers.readers.items()}
 
     def _uid(self, text: str) -> str:
         """The UID of the component `text` names, or `text` itself when it is a UID."""
-        session = self.app.loop.table.session
-        used = catalogue.played(session.actions) if session else set()
+        def named() -> str:
+            session = self.app.loop.table.session
+            return catalogue.find(catalogue.present(self.app.loop.table), text, catalogue.played(session.actions) if session else set()).uid
+
         try:
-            return catalogue.find(self._components(), text, used).uid
+            return self.app.loop.call(named)
         except catalogue.NoMatch:
             try:
                 return normalise_uid(text)

@@ -107,17 +107,43 @@ def yes_no(question: str, default: bool = False, field: str | None = None) -> Ch
     return Choose.of(question, [("No", False), ("Yes", True)], start=1 if default else 0, field=field)
 
 
-class Running:
-    """A flow in progress: its current request and where the chooser's cursor is."""
+@dataclass(frozen=True)
+class Done:
+    """A flow's end: what it built (an action, Replace, set-up options, None)."""
 
-    def __init__(self, flow: Flow, *, undo_undoes: bool):
-        self.flow = flow
+    result: Any
+
+
+def tried(make: Callable[[], Flow], answers: Iterable[Any] = ()) -> Request | Done:
+    """Where a new flow from `make` goes when given `answers`: its next request, or Done; whatever the
+    flow raises (IllegalAction: it refuses an answer) is raised. A trial: nothing of the table changes,
+    for a flow that only reads (a game's adapter's)."""
+    flow = make()
+    try:
+        request = next(flow)
+        for answer in answers:
+            request = flow.send(answer)
+    except StopIteration as stop:
+        return Done(stop.value)
+    finally:
+        flow.close()
+    return request
+
+
+class Running:
+    """A flow in progress, made by `make`: its current request, the answers given so far and where
+    the chooser's cursor is."""
+
+    def __init__(self, make: Callable[[], Flow], *, undo_undoes: bool):
+        self.make = make
+        self.flow = make()
         #: a flow the game demanded by itself (placements after a withdraw): undo then undoes the
         #: last action rather than just closing the question
         self.undo_undoes = undo_undoes
         self.request: Request | None = None
         self.result: Any = None
         self.index = 0
+        self.answers: list[Any] = []
         self._advance(None, first=True)
 
     @property
@@ -125,7 +151,12 @@ class Running:
         return self.request is None
 
     def answer(self, value: Any) -> None:
+        self.answers.append(value)
         self._advance(value)
+
+    def trial(self, value: Any) -> Request | Done:
+        """Where answering `value` would lead, found on a new flow given the same answers (`tried`)."""
+        return tried(self.make, [*self.answers, value])
 
     def move(self, steps: int) -> None:
         if isinstance(self.request, Choose) and self.request.options:

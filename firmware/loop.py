@@ -23,6 +23,7 @@ from drivers.buttons import ButtonEvent
 from drivers.readers import ReaderStatus, TagEvent
 
 from .journal.refusal import UNREACHABLE
+from .journal import Writer
 from .sdnotify import Notifier
 from .screens import Screen
 from .table import Table
@@ -59,6 +60,22 @@ class Sync:
 
 
 @dataclass(frozen=True)
+class Call:
+    """Runs `fn` on the loop's thread and keeps what it returned or raised (posted by call())."""
+
+    fn: Callable[[], Any]
+    done: threading.Event
+    outcome: list
+
+    def run(self) -> None:
+        try:
+            self.outcome.append((True, self.fn()))
+        except Exception as error:
+            self.outcome.append((False, error))
+        self.done.set()
+
+
+@dataclass(frozen=True)
 class Note:
     """A side feature's problem (empty text: it is well again), posted by note()."""
 
@@ -91,6 +108,9 @@ class Loop:
         self.ready = False
         self._watched: dict[str, Callable[[], bool]] = {}
         self._unwell: frozenset[str] = frozenset()
+        #: the thread running the loop (None: none yet, the events are drained by whoever calls)
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
 
     # -- called from other threads ---------------------------------------------------------------
 
@@ -106,6 +126,28 @@ class Loop:
         done = threading.Event()
         self.events.put(Sync(done))
         return done.wait(timeout)
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """Wait until the table is ready (the recovered game or the game choice on its screen, READY=1):
+        a script plays then, as players wait for the screen; False on timeout."""
+        return self._ready.wait(timeout)
+
+    def call(self, fn: Callable[[], Any], timeout: float = 10.0) -> Any:
+        """fn() run on the loop's thread between two events, since the table is the loop's alone (the
+        simulator and the console ask it what it would take); its result, or what it raised. From the
+        loop's own thread, or while no thread runs the loop, fn() runs at once. TimeoutError when the
+        loop does not get to it in `timeout` seconds."""
+        thread = self._thread
+        if thread is None or thread is threading.current_thread() or not thread.is_alive():
+            return fn()
+        call = Call(fn, threading.Event(), [])
+        self.events.put(call)
+        if not call.done.wait(timeout):
+            raise TimeoutError(f"the table's loop did not answer within {timeout:g} s")
+        ok, value = call.outcome[0]
+        if not ok:
+            raise value
+        return value
 
     def note(self, name: str, text: str) -> None:
         """A side feature `name` failed (`text` says how; "" when it works again): logged and shown on
@@ -126,9 +168,13 @@ class Loop:
         self._tell_ready()
 
     def run(self) -> None:
+        self._thread = threading.current_thread()
+        if isinstance(self.table.journal, Writer):
+            self.table.journal.start()  # the durable writes on their own thread from now on
         self.start()
         while self.step(self.tick_s):
             pass
+        self._thread = None
         self.finish()
 
     def step(self, timeout: float) -> bool:
@@ -168,6 +214,8 @@ class Loop:
             return False
         if isinstance(event, Sync):
             event.done.set()
+        elif isinstance(event, Call):
+            event.run()
         elif isinstance(event, Note):
             self._note(event)
         else:
@@ -208,6 +256,8 @@ class Loop:
             log.warning("ignored an unknown event: %r", event)
             return
         self.show()
+        if isinstance(self.table.journal, Writer):
+            self.table.journal.send()  # the frame is out: the writer thread may take the CPU now
         self._report()
 
     def show(self) -> None:
@@ -251,6 +301,7 @@ class Loop:
             if wait is not None:
                 wait(READY_WAIT_S)
             self.ready = True
+            self._ready.set()
             self._status = self.status()
             self.notifier.ready(self._status)
         else:

@@ -33,8 +33,8 @@ from engines.core.data import FileRefused, read_text
 PRESS_S = 0.08
 #: time that passes after every step in virtual time, as at a real table
 THINK_S = 0.3
-#: in real time, how long a step waits at most for the drivers' threads to report it
-REPORTED_S = 30.0
+#: how long a real-time step waits at most for the drivers' threads to report it (a press, a card lifted)
+REPORTED_S = 5.0
 
 
 class BadScript(ValueError):
@@ -133,18 +133,23 @@ class Hands:
 
 
 class RealTime(Hands):
-    """Steps at the speed of a table, while the app's loop runs in its own thread. A step ends once
-    the drivers' own threads have reported it (a press once its release is debounced, a tap once
-    the card's removal is seen): on a machine too busy to run them in time, a tap would otherwise
-    overtake the press before it, or meet its reader still taking the last card as resting."""
+    """Steps at the speed of a table, while the app's loop runs in its own thread. A step returns once
+    the drivers' own threads have reported it, however late a busy machine lets them run: a press once
+    the buttons' thread has (the next step, a tap reported at once, must not overtake it), a tap once
+    the readers' thread has seen the card lifted (the same card tapped next would otherwise meet it
+    still resting there, and count once)."""
 
     def do(self, step: Step) -> None:
         super().do(step)
         if step.verb == "tap":
             reader = self.app.readers.readers[step.args[0]]
-            self._until(lambda: reader.present is None)
-        elif step.verb in ("press", "hold"):
-            self._until(self.app.buttons.settled)
+            deadline = time.monotonic() + REPORTED_S
+            while reader.present is not None and time.monotonic() < deadline:
+                time.sleep(0.005)
+
+    def _button(self, role: str, seconds: float) -> None:
+        super()._button(role, seconds)
+        self.app.buttons.reported(REPORTED_S)
 
     def passes(self, seconds: float) -> None:
         time.sleep(seconds)
@@ -210,6 +215,8 @@ def run_file(profile, path: str | Path, tags: dict, *, realtime: bool = False, o
         table = app.loop.table
 
         def play() -> None:
+            if realtime:  # as players do, the script waits for the screen (Redis may be slow to answer at boot)
+                app.loop.wait_ready()
             for step in steps:
                 before = table.refusals
                 hands.do(step)

@@ -6,8 +6,10 @@ result is shown: during a game, what an action did becomes the last event on the
 refused input is shown over it, framed, and changes nothing; outside a game (set-up, the menu, the
 store's notices) a flash fills the screen for a moment.
 
-Buttons everywhere: `next` (or the encoder) moves the chooser, `ok` picks, `undo` goes back one
-question or undoes the last action, holding `undo` opens the menu. Any input dismisses a flash.
+Buttons everywhere: `next` (or the encoder) moves the chooser, `ok` picks, `undo` closes a question
+the player's input opened, else takes back the last input (firmware.session: with what the table then
+did by itself), holding `undo` opens the menu. Any input dismisses a flash. `refuses` says, without
+changing anything, whether a tap would be taken now: the virtual table and the console list by it.
 """
 
 import logging
@@ -23,11 +25,11 @@ from .boards import Boards
 from .club.players import Players, Seating, is_card
 from .config import HintsConfig
 from .enrolment import Progress, guided
-from .flows import ANY_TAG, BACK, Choose, Flow, Replace, Running, Tap
+from .flows import ANY_TAG, BACK, Choose, Done, Flow, Replace, Request, Running, Tap, tried
 from .journal import STORE_ERRORS, CorruptJournal, Journal, LeaseHeld, NoSuchGame, Refused, Trouble, trouble
 from .journal.health import problems as store_problems
 from .journal.refusal import UNREACHABLE
-from .session import Session
+from .session import Session, Undone
 from .store import KeyClash, migrate_keys
 from .tagmap import TagEntry, TagMap
 from .views import ChooserView, FlashView, MessageView, OverView, Row, ScoreView, TapView, View
@@ -92,7 +94,7 @@ class Table:
         #: writes, or another table holds the writer lease)
         self.waiting: Trouble | None = None
         self._retry_at = 0.0
-        #: what the last action of the game that had events did (or what undo took back), a line an event
+        #: what the last standing action that had events did (or what undo took back), a line an event
         self.last_event: tuple[str, ...] = ()
         #: parts of the table in trouble (a reader), by name: what the screen says about each
         self.troubles: dict[str, str] = {}
@@ -107,6 +109,8 @@ class Table:
         self.players = Players(tags, journal.table)
         #: the seats player cards claimed while a game is set up
         self.seating = Seating()
+        #: the game chosen while a game is set up (None: not yet)
+        self.chosen: str | None = None
         self._players_at = 0.0
 
     # -- start-up --------------------------------------------------------------------------------
@@ -312,7 +316,7 @@ class Table:
         setting_up = self.setting_up
         if setting_up:
             self.running.cancel()
-        self._run(self._enrol_player(waiting[0]), lambda message: self._player_enrolled(message, setting_up))
+        self._run(lambda: self._enrol_player(waiting[0]), lambda message: self._player_enrolled(message, setting_up))
         return True
 
     # -- what to show ----------------------------------------------------------------------------
@@ -336,6 +340,18 @@ class Table:
                 cells, marks = (board.cells, board.marks[index]) if board else ((), ())
                 return ChooserView(request.question, labels, index, title, offline, cells, marks, notice, over)
             return TapView(request.question, request.done, request.title or title, offline, request.note, notice, over)
+        blocked = self.blocked(offline, notice)
+        if blocked is not None:
+            return blocked
+        if self.session is None:
+            return MessageView("tablemate", ("Hold undo: menu",), offline, notice)
+        if self.session.game.is_over(self.session.state):
+            return self._over_view(offline)
+        return self._scores(offline, notice)
+
+    def blocked(self, offline: bool = False, notice: str = "") -> MessageView | None:
+        """The screen that keeps the table from taking any tap, when no question is on it: waiting for
+        Redis (or for another table to stop writing), a journal problem; None when there is none."""
         if self.waiting == UNREACHABLE:
             return MessageView("Store unreachable", ("Waiting for Redis.", "The game is kept there."), True, notice)
         if self.waiting:
@@ -343,11 +359,7 @@ class Table:
                                notice)
         if self.halted:
             return MessageView("Journal problem", self._halted_lines, offline, notice)
-        if self.session is None:
-            return MessageView("tablemate", ("Hold undo: menu",), offline, notice)
-        if self.session.game.is_over(self.session.state):
-            return self._over_view(offline)
-        return self._scores(offline, notice)
+        return None
 
     def _playing(self) -> bool:
         """A game is played and the question on screen is one of its own (not set-up, the menu or a
@@ -401,13 +413,32 @@ class Table:
         self._follow_up()
 
     def _on_tag(self, uid: str, seat: int | None) -> None:
+        self._tapped(uid, seat, trial=False)
+
+    def refuses(self, uid: str, seat: int | None) -> str | None:
+        """Why the table would refuse a tap of `uid` on the reader of `seat` now (the short message it
+        would show), None when it would take it: the checks a tap goes through, with the game's flow it
+        answers or starts tried on a copy, and its action judged by the engine. Nothing changes."""
+        try:
+            self._tapped(uid, seat, trial=True)
+        except IllegalAction as refused:
+            return refused.short
+        except (Refused, *STORE_ERRORS) as error:
+            return trouble(error).short
+        return None
+
+    def _tapped(self, uid: str, seat: int | None, *, trial: bool) -> None:
+        """A tag arrived: take it, or with `trial` only find whether it would be taken (IllegalAction
+        when not)."""
         entry = self.tags.get(uid)
         request = self.running.request if self.running else None
+        if self.waiting:
+            raise IllegalAction(self.waiting.short, self.waiting.detail)
         if isinstance(request, Tap) and request.kinds == ANY_TAG:
-            self._answer((uid, entry))
+            self._give((uid, entry), trial)
             return
         if is_card(entry):  # set-up's questions are on screen while player cards claim their seats
-            self._claim(entry, seat)
+            self._claim(entry, seat, trial)
             return
         if isinstance(request, Choose) and request.tap is None:
             raise IllegalAction("Answer first (undo=back)", f"a question is on screen: {request.question}")
@@ -423,16 +454,38 @@ class Table:
                 raise IllegalAction(f"Tap: {request.question}", f"a {entry.kind} is not what the table asks for")
             if request.only and entry.descriptor.get("id") not in request.only:
                 raise IllegalAction(f"Tap: {request.question}", f"{entry.label or entry.descriptor.get('id')} is not what the table asks for")
-            self._answer((entry, seat) if request.with_seat else entry)
+            self._give((entry, seat) if request.with_seat else entry, trial)
             return
         if isinstance(request, Choose) and request.tap is not None:
-            self._answer(request.tap(entry))
+            self._give(request.tap(entry), trial)
             return
         if request is not None:
             raise IllegalAction("Answer first (undo=back)", "a question is on screen")
         if self.session.game.is_over(self.session.state):
             raise IllegalAction("Game over: ok=new game", "the game is over")
-        self._run(self.adapter.tag(self.session.state, entry, seat), self._apply_outcome)
+        state = self.session.state
+        self._play(lambda: self.adapter.tag(state, entry, seat), trial)
+
+    def _give(self, value: Any, trial: bool) -> None:
+        """Answer the question on screen with `value`; a trial tries a game's flow on a copy (set-up's,
+        the menu's and enrolment's questions take any answer their request takes: their flows write)."""
+        if not trial:
+            self._answer(value)
+        elif self._on_done == self._apply_outcome:
+            self._judge(self.running.trial(value))
+
+    def _play(self, make: Callable[[], Flow], trial: bool) -> None:
+        """Start the game's flow `make` (a tap's or a press's); a trial tries it on a copy."""
+        if trial:
+            self._judge(tried(make))
+        else:
+            self._run(make, self._apply_outcome)
+
+    def _judge(self, outcome: Request | Done) -> None:
+        """A tried flow's outcome: a question follows (taken), or its action is the engine's to judge."""
+        if isinstance(outcome, Done) and outcome.result is not None:
+            replace = isinstance(outcome.result, Replace)
+            self.session.check(outcome.result.action if replace else outcome.result, replace=replace)
 
     def _on_unreadable(self, why: str) -> None:
         raise IllegalAction(why, "a reader could not read what is on it")
@@ -450,7 +503,8 @@ class Table:
                 raise IllegalAction("Game over: ok=new game", "the game is over; ok starts a new one, undo goes back")
             self._start_home()
         else:
-            self._run(self.adapter.press(self.session.state, role, seat), self._apply_outcome)
+            state = self.session.state
+            self._play(lambda: self.adapter.press(state, role, seat), trial=False)
 
     def _press_in_flow(self, role: str) -> None:
         running = self.running
@@ -485,12 +539,12 @@ class Table:
         if self.running:
             self.running.cancel()
             self.running = None
-        self._run(self._menu(), self._menu_done)
+        self._run(self._menu, self._menu_done)
 
     # -- flows -----------------------------------------------------------------------------------
 
-    def _run(self, flow: Flow, on_done: Callable[[Any], None], *, undo_undoes: bool = False) -> None:
-        self.running = Running(flow, undo_undoes=undo_undoes)
+    def _run(self, make: Callable[[], Flow], on_done: Callable[[Any], None], *, undo_undoes: bool = False) -> None:
+        self.running = Running(make, undo_undoes=undo_undoes)
         self._on_done = on_done
         self._settle()
 
@@ -507,9 +561,9 @@ class Table:
 
     def _follow_up(self) -> None:
         if self.running is None and self.session is not None and not self.halted:
-            flow = self.adapter.follow_up(self.session.state)
-            if flow is not None:
-                self._run(flow, self._apply_outcome, undo_undoes=True)
+            state = self.session.state
+            if self.adapter.follow_up(state) is not None:
+                self._run(lambda: self.adapter.follow_up(state), self._apply_outcome, undo_undoes=True)
 
     # -- game actions ----------------------------------------------------------------------------
 
@@ -519,19 +573,22 @@ class Table:
             return
         session = self.session
         state = session.replace(outcome.action) if isinstance(outcome, Replace) else session.apply(outcome)
-        if state.events:  # an action that only passes the turn (no events) shows as the triangle moving on
-            self.last_event = tuple(state.events)
+        # an action that only passes the turn (no events) shows as the triangle moving on, under the
+        # events of the last standing action that had some: after an undo too, so the same inputs
+        # entered again show the same screen
+        self.last_event = next((tuple(s.events) for s in reversed(session.states) if s.events), ())
         if session.game.is_over(state):  # the ranking follows at once: what the last action did is flashed first
             self._show(self.last_event, error=False)
         self._follow_up()
 
     def _undo(self) -> None:
+        """Take back the last input (and what the table did by itself after it): the state before it
+        is one where the table waited for a player, so the follow-up only asks again."""
         session = self.session
-        before = session.states[-2] if len(session.states) > 1 else None
-        action = session.actions[-1] if session.actions else None
-        if not session.undo():
+        undone = session.undo()
+        if undone is None:
             raise IllegalAction("Nothing to undo", "the game is back at its start")
-        self.last_event = (f"Undone: {_undone(session.name, session.game, before, action)}",)
+        self.last_event = (f"Undone: {_undone(session.name, session.game, undone)}",)
         self._follow_up()
 
     def _use(self, session: Session) -> None:
@@ -547,13 +604,16 @@ class Table:
         """A game is being set up (game, players, options: the home questions are on screen)."""
         return self.running is not None and self._on_done == self._new_game
 
-    def _claim(self, entry: TagEntry, seat: int | None) -> None:
-        """A player card tapped: at set-up it claims the seat of its reader for that player."""
+    def _claim(self, entry: TagEntry, seat: int | None, trial: bool) -> None:
+        """A player card tapped: at set-up it claims the seat of its reader for that player (a trial
+        only checks)."""
         name = entry.descriptor["name"]
         if not self.setting_up:
             raise IllegalAction(f"{name}: tap at set-up", "a player card claims a seat while a game is set up")
         if seat is None:
             raise IllegalAction("Tap on your seat", "a player card claims the seat of the reader it is tapped on")
+        if trial:
+            return
         self.seating.claim(seat, entry)
         self._show((name, f"takes seat {seat + 1}"), error=False)
 
@@ -586,14 +646,15 @@ class Table:
     # -- home and menu ---------------------------------------------------------------------------
 
     def _start_home(self) -> None:
-        self._run(self._home(), self._new_game)
+        self.chosen = None
+        self._run(self._home, self._new_game)
 
     def _home(self) -> Flow:
         names = engines.names()
         if self.settings.game in names:
             names.remove(self.settings.game)
             names.insert(0, self.settings.game)
-        name = yield Choose.of("Which game?", [(engines.get(n).title, n) for n in names])
+        name = self.chosen = yield Choose.of("Which game?", [(engines.get(n).title, n) for n in names])
         game = engines.get(name)
         counts = list(range(game.min_players, game.max_players + 1))
         preferred = min(max(len(self.settings.players), game.min_players), game.max_players)
@@ -671,10 +732,13 @@ def _title(game: str) -> str:
     return engines.get(game).title if game in engines.names() else game.replace("_", " ").title()
 
 
-def _undone(name: str, game: engines.Game, before: Any, action: dict | None) -> str:
-    """What an undone action was, in the words of the game's timeline ("Ben plays red")."""
+def _undone(name: str, game: engines.Game, undone: Undone) -> str:
+    """What an undone input did, in the words of the game's timeline ("Ben plays red"); a card added
+    to a play as the play of that card alone ("Ben plays white")."""
     from .web.games import renderer  # the live view's wording, one for every screen
 
-    if action is None or before is None:
-        return "the last action"
-    return renderer(name).describe(game, before, action)
+    action, replaced = undone.action, undone.replaced
+    cards, before = action.get("cards"), (replaced or {}).get("cards")
+    if isinstance(cards, list) and isinstance(before, list) and cards[:len(before)] == before:
+        action = {**action, "cards": cards[len(before):]}
+    return renderer(name).describe(game, undone.before, action)

@@ -13,7 +13,9 @@ Wire each button between its GPIO (BCM numbering) and ground: the internal pull-
 Drivers: "gpio" (gpiozero's default pin factory: lgpio on a Pi), "mock" (a private gpiozero
 MockFactory, `panel.factory`; drive `panel.factory.pin(panel.pin("undo"))` low to press), "none".
 Callbacks come from gpiozero's thread on a Pi and synchronously under the mock; a small thread
-times debouncing and holds. Tests inject a clock and call `panel.update()` after moving it.
+times debouncing and holds. Tests inject a clock and call `panel.update()` after moving it; hands that
+press and then tap (a real-time script, the simulator) wait on `panel.reported()`, so that a tap never
+overtakes a press the thread has not reported yet.
 
 GPIOs that cannot be claimed (no lgpio, no permission on /dev/gpiochip0, a line busy) are hardware,
 not a wrong profile: given `report`, the panel tells it what is wrong in a few words (the whole story
@@ -92,6 +94,8 @@ class ButtonPanel:
         self._delay = RETRY[0]
         self._retry_at = 0.0
         self._lock = threading.Lock()
+        #: notified once the buttons have reported what was due: reported() waits on it
+        self._reporting = threading.Condition(self._lock)
         self._wake = threading.Event()
         self._closed = False
         self._keys: dict[tuple[str, int | None], tuple[Any, Debouncer]] = {}
@@ -130,12 +134,22 @@ class ButtonPanel:
                 self._claim()
             for (role, seat), (_button, debouncer) in self._keys.items():
                 self._emit(role, seat, debouncer.step(now))
+            self._reporting.notify_all()
+
+    def reported(self, timeout: float = 5.0) -> bool:
+        """Wait until every level the buttons saw has been reported (a release settled into its press,
+        a hold reached), so that an input made next, on another path (a tap, reported at once), cannot
+        overtake it however late a busy machine runs the buttons' thread: the hands of a script and of
+        the simulator wait so. False after `timeout` seconds."""
+        with self._reporting:
+            return self._reporting.wait_for(lambda: self._closed or not self._busy(), timeout)
 
     def close(self) -> None:
         with self._lock:
             if self._closed:
                 return
             self._closed = True
+            self._reporting.notify_all()
         self._wake.set()
         if self._thread is not None:
             self._thread.join()
@@ -211,12 +225,15 @@ class ButtonPanel:
             self._sink(ButtonEvent(role, kind, seat))
 
     def _busy(self) -> bool:
-        with self._lock:
-            return any(debouncer.busy for _button, debouncer in self._keys.values())
+        """True while a level the buttons saw is not reported yet: it settles, or may become a hold
+        (the caller holds the lock)."""
+        return any(debouncer.busy for _button, debouncer in self._keys.values())
 
     def _run(self) -> None:
         while not self._closed:
-            self._wake.wait(TICK if self._busy() else max(TICK, self._retry_at - self._clock()) if self.trouble else None)
+            with self._lock:
+                busy = self._busy()
+            self._wake.wait(TICK if busy else max(TICK, self._retry_at - self._clock()) if self.trouble else None)
             self._wake.clear()
             self.update()
 

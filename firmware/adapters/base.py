@@ -58,6 +58,22 @@ class Adapter:
         """A flow the engine's prompt demands by itself now (e.g. placements after a withdraw)."""
         return None
 
+    def applies_itself(self, state: engines.State) -> bool:
+        """Whether the table applies the next action at `state` by itself: the follow-up the rules
+        demand asks nothing (a question with one answer) and returns an action. Undo takes such an
+        action back with the input before it (firmware.session)."""
+        flow = self.follow_up(state)
+        if flow is None:
+            return False
+        try:
+            next(flow)
+        except StopIteration as done:
+            return done.value is not None
+        except IllegalAction:
+            return False
+        flow.close()
+        return False
+
     # -- helpers for subclasses ------------------------------------------------------------------
 
     def acting_seat(self, state: engines.State, seat: int | None) -> Flow:

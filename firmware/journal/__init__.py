@@ -4,7 +4,8 @@ hostile store: a second writer, keys deleted or changed under it, a full, read-o
 Keys, all named by `firmware.store.table_key` under `tablemate:{table}:` (records.py has the fields):
 - `game:{gid}:log` stream: entry `0-1` is the game's header (game, players, options, created, hints),
   then entry `{n}-0` is the n-th entry, an action (`kind=action`, `action`=JSON) or an undo marker
-  (`kind=undo`). The stream alone rebuilds the game.
+  (`kind=undo`; `replaced=1` when the action after it replaces the one it takes back, a card added to
+  a play: firmware.session). The stream alone rebuilds the game.
 - `game:{gid}` hash: the header again, with status (playing | over | abandoned), scores when over,
   and notes: forked_from / forked_to / fork_reason (a game written again under a new gid), repaired.
 - `current`: the gid of the game in progress; `games`: gids by start time; `updates`: pub/sub.
@@ -68,8 +69,8 @@ found at the next start by the local copy (below; the game moves to a new gid), 
 The local copy (local.py; [store] local_dir, the Pi's /var/lib/tablemate): what the journal holds
 in memory is also kept in `<local_dir>/<table>.jsonl` on the appliance's own disk. A game's start,
 its entries and its status changes are appended and synced there (fdatasync) BEFORE the write goes
-to Redis: an action the screen shows is in the file, in Redis, or both, so a pulled plug while
-Redis is down or refuses writes (the "!" badge) loses nothing.
+to Redis: a saved action (below, "Saved, and not yet") is in the file, in Redis, or both, so a pulled
+plug while Redis is down or refuses writes (the "!" badge) loses nothing.
 - It holds the games the journal holds: the current one, and an older one while its writes wait. It
   is compacted (written whole from memory to a temporary file, synced, renamed over the file, the
   directory synced) at start, when a game is recovered, and once older games are all in Redis.
@@ -86,12 +87,14 @@ Redis is down or refuses writes (the "!" badge) loses nothing.
   entry Redis holds of it, and the running journal's own writes (above) make the store right:
   - Redis holds nothing of it: the game is written under its gid (its header, then its entries);
   - Redis holds a prefix of it, or all of it: the entries it lacks are written, in order, with their
-    own ids, and the status when it differs. An entry Redis holds is never written again. Entries
-    deleted from the stream's end go back the same way: in the same transaction XSETID sets the
-    stream's last id back to its newest entry (XADD refuses an id at or below it), and after them
-    sets Redis's record of the stream (its last id, entries-added) as if they had never been
-    deleted, so any the file lacks too stays on record (see Reading). A store without XSETID (the
-    in-memory fakeredis) has the game written again instead, as below;
+    own ids, and the status when it differs. An entry Redis holds is never written again, but for
+    entries deleted from the stream's end: XADD refuses an id at or below the stream's last id, and
+    Redis 8 refuses XSETID below the largest id ever deleted (7.0 allowed it), so in one
+    transaction the stream is written anew (the entries it holds, compared under WATCH, then the
+    ones it lacks) and XSETID gives it Redis's record of the old one (its last id, entries-added,
+    max-deleted-entry-id) as if they had never been deleted, so any the file lacks too stays on
+    record (see Reading). A store without XSETID (the in-memory fakeredis) has the game written
+    again instead, as below;
   - the file is not whole and Redis holds its game and more: Redis's stands (the file is older);
   - the game was repaired in Redis (a `repaired` note the file lacks): Redis's stands;
   - anything else: the store departs from the game as written, and it is written again exactly as
@@ -119,6 +122,40 @@ Redis is down or refuses writes (the "!" badge) loses nothing.
   write its games into it again at each start (the profile refuses the pair); the tests that need it
   set it.
 
+Saved, and not yet (writer.py, shown.py): the table never waits for the disk. On a Pi, Redis's AOF
+and the local copy share the SD card, whose fsync takes a few ms on a good card, tens on a common
+one and hundreds while its controller reorganises itself; a tap that waited for two of them in
+series was a stalled table. So the appliance's loop applies an action, draws and shows its frame,
+and hands the write to the writer thread (the Writer: the Journal above, used by that one thread
+alone, so none of its rules changed). It is a single writer with a queue, not a pool or an async
+client: the writes must be made in the order they were accepted, each judged against the store
+as the one before left it, and one thread in order gives that with the Journal's code unchanged;
+Redis and the disk are the slow parts, never the Python around them. The writer takes every write
+that queued up meanwhile, appends its records to the local copy, syncs them with one fdatasync,
+then makes one transaction per game (a batch's entries in one XADD run), so a slow card costs one
+fsync per batch, not per action, and taps, presses and frames go on meanwhile.
+- The local copy is synced before Redis is written, in series (justified, not overlapped): Redis is
+  told in the same transaction that the file holds the write (`local`, above), which is only true
+  once it is on the disk; and a write is saved as soon as either holds it on the disk, so the local
+  copy's single fdatasync is what the screen waits for, Redis's fsync comes after and gates nothing
+  the players see. Overlapping them would make every power cut between the two look like a local
+  copy cut short. Without a local copy, a write is saved when Redis acknowledges it.
+- The screen promises nothing it has not kept: a write not yet on the disk SAVE_MARK_S (0.5 s)
+  after its frame was shown turns the "!" badge on, with "Not saved yet" on the scoreboard's line
+  and STATUS=, until it is saved. Below 0.5 s the table says nothing either way (most writes take a
+  few ms; a badge flickering on every tap would mean nothing).
+- What was shown: as its frame is drawn, every write is noted in `<local_dir>/<table>.shown` by a
+  write() without fsync (shown.py). The page cache outlives the process, so after a crash or a kill
+  the note is always there (and so are the local copy's records: nothing is lost); after a power
+  cut it is there only if the kernel wrote it back before the cut. At the next start, once the
+  local copy gave back what it held, an input noted and missing from the store is named once ("Not
+  saved before the power went: Eve plays red / Tap it again"). An input whose note was lost too
+  cannot be named by anything that costs the tap no fsync: it had been on the screen for less than
+  the writes' latency, and the screen had not said it was saved. LazyFS power cuts (the README)
+  measure both.
+- Stopping (Loop.finish) waits for the writer: what it holds is written or kept as before.
+Virtual-time scripts and the tests that drive a Writer without starting it make each write at once.
+
 Reading: `load()` checks every entry and names the first damaged one (CorruptJournal, with the
 entry number `log repair --truncate-at` takes); the header comes from entry 0-1, else the hash; a
 game with neither is NoSuchGame. Entries deleted from the middle leave a gap in the ids; entries
@@ -137,6 +174,7 @@ marker and never deletes: the audit trail stays.
 from .core import CHECK_S, Journal, new_gid
 from .records import CorruptJournal, GameRecord, NoSuchGame
 from .refusal import OUTAGE, STORE_ERRORS, LeaseHeld, Refused, Trouble, trouble
+from .writer import SAVE_MARK_S, Writer
 
 __all__ = ["CHECK_S", "Journal", "new_gid", "CorruptJournal", "GameRecord", "LeaseHeld", "NoSuchGame", "OUTAGE",
-           "STORE_ERRORS", "Refused", "Trouble", "trouble"]
+           "SAVE_MARK_S", "STORE_ERRORS", "Refused", "Trouble", "Writer", "trouble"]

@@ -19,6 +19,7 @@ from .records import (
     CorruptJournal,
     GameRecord,
     NoSuchGame,
+    Replacing,
     deleted_tail,
     entry_fields,
     entry_number,
@@ -149,16 +150,19 @@ class Seen:
     length: int
     top: tuple[str, dict[str, str]] | None
     header: dict[str, str]
-    #: the stream's last-generated-id, and (Redis 7.0 on) its entries-added: past its top and its
-    #: length when entries were deleted from its end (None: no stream, or not reported)
+    #: the stream's last-generated-id, and (Redis 7.0 on) its entries-added and max-deleted-entry-id:
+    #: past its top and its length when entries were deleted from its end (None: no stream, or not
+    #: reported)
     last: str | None = None
     added: int | None = None
+    deleted: str | None = None
 
     @property
-    def behind(self) -> bool:
-        """Redis generated ids past the stream's newest entry: XADD refuses them until XSETID sets
-        the last id back."""
-        return self.last is not None and stream_id(self.last) > stream_id(self.top[0] if self.top else "0-0")
+    def cut(self) -> bool:
+        """Redis's record shows entries deleted from the stream's end: ids generated past its newest
+        entry (XADD refuses them), or more entries added than it holds."""
+        behind = self.last is not None and stream_id(self.last) > stream_id(self.top[0] if self.top else "0-0")
+        return behind or (self.added or 0) > self.length
 
 
 class Journal:
@@ -183,6 +187,9 @@ class Journal:
         self._next_check = self._next_audit = self._next_refresh = float("-inf")
         #: the last stale lease value taken over (said once)
         self._stale: str | None = None
+        #: set by the Writer: a write is queued (the local copy's record appended, unsynced) and
+        #: made by `save()`, so the writes of actions that queued up go out together
+        self.deferred = False
 
     # -- keys ------------------------------------------------------------------------------------
 
@@ -311,14 +318,16 @@ class Journal:
         self._active = self._mirrors[record.gid] = mirror
         self._keep(lambda local: local.rewrite(self._held(), mirror))
 
-    def append(self, gid: str, number: int, *actions: dict | None) -> None:
+    def append(self, gid: str, number: int, *actions: dict | Replacing | None, at: float | None = None) -> None:
         """Entries `number`, `number + 1`... (1-based, undo markers counted) of game `gid`, each an
-        action or None for an undo marker. Several are written in one transaction: all or none, so a
-        replaced action (undo + action) can never lose the first without its replacement."""
+        action or None for an undo marker (records.REPLACING: a replacement's), accepted at `at`
+        (default: now). Several are written in one transaction: all or none, so a replaced action
+        (undo + action) can never lose the first without its replacement."""
         mirror = self._mirror(gid)
         if number != len(mirror.entries) + 1:
             raise ValueError(f"game {gid}: entry {number} cannot follow entry {len(mirror.entries)}")
-        mirror.entries += [entry_fields(action, self.clock()) for action in actions]
+        at = self.clock() if at is None else at
+        mirror.entries += [entry_fields(action, at) for action in actions]
         self._keep(lambda local: local.entries(mirror, number))
         self._queue_op(Op(mirror, "entries", len(mirror.entries)))
 
@@ -360,8 +369,26 @@ class Journal:
             raise KeyError(f"game {gid} is not one this journal writes (begin_game or adopt it first)") from None
 
     def _queue_op(self, op: Op) -> None:
-        self._queue.append(op)
-        self.flush()
+        if not self.deferred:
+            self._queue.append(op)
+            self.flush()
+            return
+        last = self._queue[-1] if self._queue else None
+        if last is not None and last.kind == op.kind == "entries" and last.mirror is op.mirror:
+            self._queue[-1] = op  # one transaction writes the entries of both
+        else:
+            self._queue.append(op)
+
+    def save(self) -> bool:
+        """Sync the local copy's new records, then write what is pending to the store (the Writer's
+        batch, deferred): True when the store took it all."""
+        self._keep(lambda local: local.sync())
+        return self.flush()
+
+    @property
+    def synced(self) -> bool:
+        """Whether the local copy is on and holds, on the disk, every write queued so far."""
+        return self.local is not None and self.local.synced
 
     def _set_trouble(self, new: Trouble | None) -> None:
         if new != self.trouble:
@@ -372,6 +399,7 @@ class Journal:
         self.trouble = new
 
     def _run(self, op: Op) -> None:
+        self._keep(lambda local: local.sync())  # the file holds a write on the disk before Redis gets it
         mirror = op.mirror
         if op.kind != "rewrite" and mirror.lost is None:
             try:
@@ -415,7 +443,7 @@ class Journal:
             raise
         top = info.get("last-entry")
         return Seen(holder, current, info.get("length", 0), tuple(top) if top else None, header, info.get("last-generated-id"),
-                    info.get("entries-added"))
+                    info.get("entries-added"), info.get("max-deleted-entry-id"))
 
     @staticmethod
     def stream_info(r: redis.Redis, key: str) -> dict:
@@ -471,6 +499,9 @@ class Journal:
             raise self._diverged(mirror, seen)
         gid, log_key = mirror.gid, self.log_key(mirror.gid)
         source = self._unlinked(pipe, mirror) if op.kind == "begin" else None
+        restore = op.kind == "entries" and op.upto > mirror.written and seen.cut
+        if restore and pipe.xrange(log_key) != mirror.stream(mirror.written):
+            raise Diverged("Game changed in Redis", "its stored entries are not the ones played")
         pipe.multi()
         if op.kind == "begin":
             pipe.xadd(log_key, mirror.head, id=HEAD_ID)
@@ -480,15 +511,12 @@ class Journal:
             pipe.hset(self.header_key(gid), mapping=mirror.hash)
         if op.kind == "begin" and mirror is self._active:
             pipe.set(self.key("current"), gid)
-        first = mirror.written + 1
-        restore = op.kind == "entries" and op.upto >= first and (seen.behind or (seen.added or 0) > seen.length)
-        if restore and seen.behind:
-            pipe.execute_command("XSETID", log_key, seen.top[0] if seen.top else "0-0")
-        for number in range(first, op.upto + 1):
-            exists = seen.length > 0 or number > first
-            pipe.xadd(log_key, mirror.entries[number - 1], id=f"{number}-0", nomkstream=exists)
         if restore:
-            self._keep_record(pipe, log_key, seen, f"{op.upto}-0", seen.length + op.upto - mirror.written)
+            self._write_back(pipe, log_key, mirror.stream(op.upto), seen)
+        else:
+            for number in range(mirror.written + 1, op.upto + 1):
+                exists = seen.length > 0 or number > mirror.written + 1
+                pipe.xadd(log_key, mirror.entries[number - 1], id=f"{number}-0", nomkstream=exists)
         try:
             results = self._commit(pipe, mirror, gid, self._update(op))
         except redis.ResponseError as error:
@@ -504,15 +532,22 @@ class Journal:
         self._written(op)
 
     @staticmethod
-    def _keep_record(pipe: redis.client.Pipeline, log_key: str, seen: Seen, newest: str, length: int) -> None:
-        """Entries deleted from the end of the stream are written back (the local copy held them), at
-        their ids once XSETID set its last id back: Redis's record of the stream (XINFO STREAM) is set
-        as if they had never been deleted, so it still shows any deleted entry not written back
-        (records.deleted_tail), and no more. `newest`: the newest entry id and `length` the stream's
-        length once they are written."""
-        last = max(seen.last, newest, key=stream_id)
-        added = ("ENTRIESADDED", max(seen.added, length)) if seen.added is not None else ()
-        pipe.execute_command("XSETID", log_key, last, *added)
+    def _write_back(pipe: redis.client.Pipeline, log_key: str, stream: list[tuple[str, dict]], seen: Seen) -> None:
+        """Entries deleted from the end of the stream are written back (the local copy held them) at
+        their ids. XADD refuses an id at or below the stream's last id, and Redis 8 refuses to set
+        the last id (XSETID) below the largest id ever deleted, so the stream is written anew, the
+        entries it holds (read and compared under WATCH) and then the ones it lacks, in the same
+        transaction; then XSETID gives it Redis's record of the old stream (its last id,
+        entries-added, max-deleted-entry-id) as if they had never been deleted, so it still shows any
+        deleted entry not written back (records.deleted_tail), and no more. Both Redis 7.0 and 8 allow
+        that: a new stream has deleted nothing, and the record is set at or past its newest entry."""
+        pipe.delete(log_key)
+        for number, (entry_id, fields) in enumerate(stream):
+            pipe.xadd(log_key, fields, id=entry_id, nomkstream=number > 0)
+        last = max(seen.last or "0-0", stream[-1][0], key=stream_id)
+        added = ("ENTRIESADDED", max(seen.added, len(stream))) if seen.added is not None else ()
+        deleted = ("MAXDELETEDID", seen.deleted) if seen.deleted is not None else ()
+        pipe.execute_command("XSETID", log_key, last, *added, *deleted)
 
     def _commit(self, pipe: redis.client.Pipeline, mirror: Mirror, gid: str, update: dict) -> list:
         """Renew the lease, tell live viewers, list the game in `games`, and run the transaction: the
@@ -562,7 +597,7 @@ class Journal:
             if not ours:
                 head["forked_from"] = old
                 state.update(forked_from=old, fork_reason=why.detail)
-            self._keep(lambda local: local.moved(mirror, gid, head, state))
+            self._keep(lambda local: (local.moved(mirror, gid, head, state), local.sync()))
             pipe.multi()
             pipe.delete(self.log_key(gid))
             pipe.xadd(self.log_key(gid), head, id=HEAD_ID)

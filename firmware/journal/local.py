@@ -4,7 +4,8 @@ loses or that is changed under it is written again at the next start. The rules 
 the package's docstring (firmware/journal/__init__.py, "The local copy"); this module is the file.
 
 One file per table, `<local_dir>/<table>.jsonl`: JSON lines, each appended and synced to the disk
-(fdatasync) before the write it records goes to Redis.
+(fdatasync) before the write it records goes to Redis (`deferred`: the Writer syncs the lines of
+several actions at once, still before their writes go to Redis).
   {"t": "file", "format": 1, "table": T, "token": K, "before": B}
                                                          the first line: the table, the file's token, and
                                                          how many records were written under it before
@@ -120,10 +121,19 @@ class LocalCopy:
         self._file: BinaryIO | None = None
         #: the gid each game of the journal (a Mirror) has in the file
         self._names: dict[Any, str] = {}
+        #: records are written at once but synced by `sync()` (the journal's Writer: one fdatasync
+        #: for the records of every action that queued up while the last one was made)
+        self.deferred = False
+        self._unsynced = False
 
     @property
     def on(self) -> bool:
         return self._file is not None
+
+    @property
+    def synced(self) -> bool:
+        """On, and every record appended is on the disk."""
+        return self.on and not self._unsynced
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -168,7 +178,7 @@ class LocalCopy:
         first = {"t": "file", "format": FORMAT, "table": self.table, "token": token, "before": before}
         write_whole(self.path, b"".join(_line(record) for record in [first, *records]))
         self.close()
-        self._file = open(self.path, "ab", buffering=0)
+        self._file, self._unsynced = open(self.path, "ab", buffering=0), False
         self.token, self.whole, self.count = token, whole, before + len(records)
         self._names = {game: game.gid for game in games}
 
@@ -224,8 +234,16 @@ class LocalCopy:
         view = memoryview(_line(record))
         while view:
             view = view[self._file.write(view):]
-        (os.fdatasync if hasattr(os, "fdatasync") else os.fsync)(self._file.fileno())  # macOS has no fdatasync
         self.count += 1
+        self._unsynced = True
+        if not self.deferred:
+            self.sync()
+
+    def sync(self) -> None:
+        """Put the records appended so far on the disk (fdatasync), when some are not."""
+        if self._unsynced and self._file is not None:
+            (os.fdatasync if hasattr(os, "fdatasync") else os.fsync)(self._file.fileno())  # macOS has no fdatasync
+            self._unsynced = False
 
 
 def write_whole(path: Path, data: bytes) -> None:

@@ -1,8 +1,9 @@
 """How a game is stored, field by field, and how it is read back checked.
 
 A game's stream holds entry `0-1`, its header (game, players, options, created, hints: what never
-changes), then entry `{n}-0` for the n-th action or undo marker. The header hash holds the same
-fields plus what changes (status, scores) and notes (forked_from, forked_to, fork_reason, repaired).
+changes), then entry `{n}-0` for the n-th action or undo marker (a replacement's noted: REPLACING).
+The header hash holds the same fields plus what changes (status, scores) and notes (forked_from,
+forked_to, fork_reason, repaired).
 The stream alone rebuilds a game; games stored before entry 0-1 existed have only the hash.
 
 Entries deleted from the middle of a stream leave a gap in the ids (`scan`); entries deleted from
@@ -117,12 +118,29 @@ def head_fields(game: str, players: list[str], options: dict, created: float, hi
     return fields
 
 
-def entry_fields(action: dict | None, at: float) -> dict[str, str]:
-    """An action (None: an undo marker) as stored in its entry."""
-    fields = {"kind": "undo" if action is None else "action", "at": repr(at)}
-    if action is not None:
+class Replacing:
+    """An undo marker written with the action that follows it in one transaction, which replaces the
+    action it takes back (a card added to a play). Stored as `kind=undo` with `replaced=1`: a reader
+    that ignores the note finds the same standing actions; the session rebuilds from it that the play
+    before the card is one undo away (firmware.session)."""
+
+
+REPLACING = Replacing()
+
+
+def entry_fields(action: dict | Replacing | None, at: float) -> dict[str, str]:
+    """An action (None: an undo marker; REPLACING: the marker of a replacement) as stored in its entry."""
+    fields = {"kind": "action" if isinstance(action, dict) else "undo", "at": repr(at)}
+    if isinstance(action, dict):
         fields["action"] = json.dumps(action, ensure_ascii=False)
+    elif action is REPLACING:
+        fields["replaced"] = "1"
     return fields
+
+
+def replacing(fields: dict[str, str]) -> bool:
+    """Whether stored entry `fields` is the undo marker of a replacement (REPLACING)."""
+    return fields.get("kind") == "undo" and fields.get("replaced") == "1"
 
 
 def parse_identity(gid: str, fields: dict[str, str], where: str) -> dict[str, Any]:
@@ -191,9 +209,10 @@ def stream_id(entry_id: str) -> tuple[int, int]:
 def deleted_tail(stored: list[tuple[str, dict]], info: dict) -> Tail | None:
     """The entries deleted from the end of a stream that holds `stored` (at least one entry), as
     Redis's record of it, XINFO STREAM `info`, shows: its last-generated-id past the newest entry
-    stored; or, from Redis 7.0, its max-deleted-entry-id past it (the last id set back by XSETID);
-    or more entries added (entries-added) than the stored ones account for (entry 0-1, entries 1 to
-    the newest, a gap among them included: a stream starting with entry 0-1 only). None: no sign."""
+    stored; or, from Redis 7.0, its max-deleted-entry-id past it (the last id set back by XSETID,
+    which 7.0 allows and 8 refuses); or more entries added (entries-added) than the stored ones
+    account for (entry 0-1, entries 1 to the newest, a gap among them included: a stream starting
+    with entry 0-1 only). None: no sign."""
     if not stored or not info:
         return None
     top = stored[-1][0]

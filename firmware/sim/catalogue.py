@@ -129,21 +129,54 @@ def played(actions: Iterable[dict]) -> set[str]:
     return found
 
 
-def tappable(table, components: list[Component]) -> tuple[list[Component], str]:
-    """What the table would take now, and a sentence saying why the list is what it is."""
+def target(table, seats: dict[str, int | None]) -> str | None:
+    """The reader (of `seats`: reader name -> its seat, None for a shared one) a component named or
+    clicked goes to: the shared reader when the table asks for a component by itself (a province
+    tile), else the seat to act's, else the shared one (else the first)."""
     request = table.running.request if table.running else None
-    if isinstance(request, Choose):
-        return [], f"A question is on screen ({request.question}): answer it first (next, ok; undo goes back)."
+    shared = next((name for name, seat in seats.items() if seat is None), None)
+    if isinstance(request, Tap) and not request.with_seat and shared:
+        return shared
+    session = table.session
+    prompt = session.game.prompt(session.state) if session else None
+    seat = prompt.player if prompt else None
+    mine = next((name for name, s in seats.items() if s == seat and seat is not None), None)
+    return mine or shared or next(iter(seats), None)
+
+
+def game_of(table) -> str | None:
+    """The game whose components matter now: the one chosen while a game is set up, else the one
+    played (None: none yet, every game's matter)."""
+    if table.setting_up:
+        return table.chosen
+    return table.session.name if table.session else None
+
+
+def present(table) -> list[Component]:
+    """The components that matter now (`game_of`), every enrolled one of that game or of every game."""
+    game = game_of(table)
+    games = [game] if game else sorted({entry.game for _, entry in table.tags.items()})
+    return [c for name in games for c in catalogue(table.tags, name)]
+
+
+def tappable(table, components: list[Component], seat: int | None) -> tuple[list[Component], str]:
+    """What the table would take now from the reader of `seat` (each asked to the table:
+    Table.refuses, the checks a tap goes through), and a sentence saying why the list is what it is:
+    what the screen says when the table takes no tap at all (waiting for Redis, a journal problem)."""
+    now = [c for c in components if table.refuses(c.uid, seat) is None]
+    request = table.running.request if table.running else None
+    blocked = table.blocked() if request is None else None
+    if blocked is not None:
+        return now, f"{blocked.title}: {'. '.join(line.rstrip('.') for line in blocked.lines)}."
+    if isinstance(request, Choose) and request.tap is None:
+        return now, f"A question is on screen ({request.question}): answer it first (next, ok; undo goes back)."
     if isinstance(request, Tap) and request.kinds == ANY_TAG:
-        return components, f"{request.question}: any tag."
+        return now, f"{request.question}: any tag."
     if table.session is None:
-        return [], "No game yet: choose one with next and ok."
-    if isinstance(request, Tap):
-        kinds = set(request.kinds)
-        return [c for c in components if c.kind in kinds and (not request.only or c.id in request.only)], f"{request.question}:"
-    used = played(table.session.actions)
-    fresh = [c for c in components if c.id not in used]
-    return fresh, f"{len(fresh)} of {len(components)} components not yet played:"
+        return now, "No game yet: choose one with next and ok."
+    if request is not None:
+        return now, f"{request.question}:"
+    return now, f"{len(now)} of {len(components)} components can be tapped now:"
 
 
 # -- typed names -------------------------------------------------------------------------------------

@@ -73,7 +73,7 @@ class Controls:
                 return
             time.sleep(max(0.0, pressed + self._settle_s - time.monotonic()))
             pin.drive_high()
-            time.sleep(self._settle_s)  # the release must settle before the press is reported
+            self.app.buttons.reported()  # the release settles into the press, however late the buttons' thread runs
             self._done()
 
     def turn(self, steps: int) -> None:

@@ -23,7 +23,6 @@ from starlette.staticfiles import StaticFiles
 
 import engines
 
-from ..flows import Tap
 from ..web import create_app
 from ..web.app import hub_of
 from ..web.guard import Guard
@@ -81,44 +80,44 @@ class Page:
     # -- what the page shows ---------------------------------------------------------------------------
 
     def snapshot(self) -> dict:
-        """The table as the page draws it: frame, readers, buttons, components and what may be tapped."""
+        """The table as the page draws it: frame, readers, buttons, components and what may be tapped
+        (asked on the loop's thread, which owns the table)."""
         loop = self.app.loop
-        table = loop.table
-        session = table.session
-        players = session.players if session else []
-        readers = [{"name": name, "seat": r.seat,
-                    "label": "Shared" if r.seat is None else f"Seat {r.seat + 1}" + (f" · {players[r.seat]}" if r.seat < len(players) else "")}
-                   for name, r in self.controls.readers.items()]
-        games = [session.name] if session else sorted({entry.game for _, entry in table.tags.items()})
-        components = [c for game in games for c in catalogue.catalogue(table.tags, game)]
-        now, why = catalogue.tappable(table, components)
-        heading = (lambda c: c.heading) if session else (lambda c: f"{engines.get(c.game).title}: {c.heading}")
         return {
             "frame": _png(self.app.display.image),
             "frames": loop.frames,
             "inputs": self.controls.inputs,
             "status": loop.status(),
-            "readers": readers,
-            "target": self._target(readers),
             "buttons": self.controls.buttons,
             "encoder": self.controls.encoder,
+            **loop.call(self._table),
+        }
+
+    def _table(self) -> dict:
+        """The readers, the components (the game's, or every game's before one is chosen), the reader
+        a click taps on and which components the table takes there now, those first."""
+        table = self.app.loop.table
+        session = table.session
+        players = session.players if session else []
+        readers = [{"name": name, "seat": r.seat,
+                    "label": "Shared" if r.seat is None else f"Seat {r.seat + 1}" + (f" · {players[r.seat]}" if r.seat < len(players) else "")}
+                   for name, r in self.controls.readers.items()]
+        game, components = catalogue.game_of(table), catalogue.present(table)
+        seats = {r["name"]: r["seat"] for r in readers}
+        target = catalogue.target(table, seats)
+        now, why = catalogue.tappable(table, components, seats.get(target))
+        taken = {c.uid for c in now}
+        heading = (lambda c: c.heading) if game else (lambda c: f"{engines.get(c.game).title}: {c.heading}")
+        first = {heading(c) for c in now}
+        components.sort(key=lambda c: (heading(c) not in first, c.uid not in taken))  # stable: each group's own order
+        return {
+            "readers": readers,
+            "target": target,
             "components": [{"uid": c.uid, "label": c.label, "group": heading(c), "kind": c.kind} for c in components],
             "now": [c.uid for c in now],
             "why": why,
+            "empty": why if table.blocked() else "No component of this game is enrolled (hold undo: menu, Enrol a game).",
         }
-
-    def _target(self, readers: list[dict]) -> str | None:
-        """The reader a clicked component goes to: the seat to act when an action starts, the shared
-        reader when the table asks for a component by itself."""
-        table = self.app.loop.table
-        request = table.running.request if table.running else None
-        shared = next((r["name"] for r in readers if r["seat"] is None), None)
-        if isinstance(request, Tap) and not request.with_seat and shared:
-            return shared
-        session = table.session
-        prompt = session.game.prompt(session.state) if session else None
-        seat = prompt.player if prompt else None
-        return next((r["name"] for r in readers if r["seat"] == seat and seat is not None), shared or (readers[0]["name"] if readers else None))
 
     # -- routes ----------------------------------------------------------------------------------------
 

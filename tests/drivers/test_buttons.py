@@ -157,6 +157,24 @@ def test_the_timing_thread_reports_holds_with_the_real_clock(mock_factory):
         assert panel.pin("undo") == 13
 
 
+def test_reported_returns_once_the_timing_thread_has_reported_the_press_however_late_it_runs(mock_factory, monkeypatch):
+    """The timing thread looks every 0.3 s here (a loaded machine): reported() returns once the press
+    is in the sink, not before; while a button is down it may still become a hold, so it waits."""
+    import drivers.buttons
+
+    monkeypatch.setattr(drivers.buttons, "TICK", 0.3)
+    events = queue.Queue()
+    with open_buttons(ButtonSpec(driver="gpio", pins={"ok": 26}, bounce_ms=5, hold_ms=5000), events.put,
+                      pin_factory=mock_factory) as panel:
+        assert panel.reported(0)
+        press(mock_factory, 26)
+        assert not panel.reported(0.05)  # down: a press or a hold, not yet known
+        time.sleep(0.02)
+        release(mock_factory, 26)
+        assert panel.reported(5)
+        assert events.get_nowait() == ButtonEvent("ok", "press", None)
+
+
 def test_close_releases_only_the_panels_pins(mock_factory, clock):
     other = Button(4, pin_factory=mock_factory)
     events = []

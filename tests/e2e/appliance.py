@@ -102,8 +102,10 @@ class Appliance:
         self._closed()
 
     def output(self) -> str:
-        """The end of what the current (or last) run printed, for failure messages."""
-        return self._log.read_text(encoding="utf-8", errors="replace")[-3000:] if self._log else ""
+        """What the current (or last) run printed, for failure messages: its beginning (the first
+        refusal, where a game went astray) and its end."""
+        text = self._log.read_text(encoding="utf-8", errors="replace") if self._log else ""
+        return text if len(text) <= 3000 else f"{text[:1500]}\n[...]\n{text[-1500:]}"
 
     def close(self) -> None:
         if self.process is not None and self.process.poll() is None:

@@ -30,7 +30,7 @@ from tests.service.support import DEMOS, desktop_profile, entries_of, script_pre
 from .appliance import Appliance, script_seconds
 from .autopilot import Autopilot
 from .games import bot_game, components, enrol
-from .resume import NotingRig, journal_signature
+from .resume import NotingRig, journal_signature, resume_at
 
 GAME, TITLE = "mongols", "Mongols"
 #: table -> (bot seed, the player cards tapped on seats 0 and 1 at set-up: None keeps the default name)
@@ -62,7 +62,7 @@ class Played:
         Autopilot(rig.table, rig, lambda d: uids[d["id"]]).play(actions)
         session = rig.table.session
         assert session.game.is_over(session.state)
-        self.lines, self.marks = rig.lines, rig.marks
+        self.lines, self.marks, self.actions = rig.lines, rig.marks, rig.actions
         self.names = session.players
         self.cards = [player_id(CARDS[name]) if name else None for name in claims]
         self.totals = [s.total for s in session.game.scores(session.state)]
@@ -70,8 +70,7 @@ class Played:
         rig.close()
 
     def resume_at(self, journal: Journal) -> int:
-        now = journal_signature(journal)
-        return 0 if now is None else self.marks.index(now) + 1
+        return resume_at(self.marks, self.actions, journal_signature(journal))
 
 
 def expected_records(played: dict[str, Played]) -> dict[str, dict]:
@@ -96,10 +95,11 @@ def club_server(directory) -> RedisServer:
     return RedisServer(directory, args=("--aclfile", str(acl)))
 
 
-def wait_for(what: str, done, timeout: float) -> None:
+def wait_for(what: str, done, timeout: float, appliance: Appliance | None = None) -> None:
+    """Until done(); on timeout, the failure shows the end of `appliance`'s output (why it stalled)."""
     deadline = time.monotonic() + timeout
     while not done():
-        assert time.monotonic() < deadline, f"waited {timeout} s for {what}"
+        assert time.monotonic() < deadline, f"waited {timeout} s for {what}" + (f":\n{appliance.output()}" if appliance else "")
         time.sleep(0.05)
 
 
@@ -135,7 +135,7 @@ def test_three_tables_copy_every_entry_once_through_a_club_outage_and_a_kill(tmp
         for name, game in played.items():
             journal = Journal(connect(servers[name].url), name)
             wait_for(f"table {name} to finish its game", lambda: journal_signature(journal) == game.marks[-1],
-                     3 * script_seconds(game.lines) + 30)
+                     3 * script_seconds(game.lines) + 30, appliances[name])
         for name in TABLES:
             wait_for(f"the club to hold table {name}'s games", lambda: streams(club.url, name) == streams(servers[name].url, name), 30)
         for name, appliance in appliances.items():

@@ -49,8 +49,9 @@ def pilot(rig: Rig, uids: dict[str, str]) -> Autopilot:
 
 
 def after_a_play(actions: list[dict], at_least: int) -> int:
-    """The number of actions up to the first play from `at_least` on: after it no question is open."""
-    return next(n for n in range(at_least, len(actions)) if actions[n - 1]["type"] == "play")
+    """The number of actions up to the first one-card play from `at_least` on: after it no question is
+    open, and undo takes the whole play back (of a two-card play, only the second card)."""
+    return next(n for n in range(at_least, len(actions)) if actions[n - 1]["type"] == "play" and len(actions[n - 1]["cards"]) == 1)
 
 
 def assert_badge_shown(rig: Rig) -> None:

@@ -8,7 +8,8 @@ Where the inputs resume: the uninterrupted run notes, after each input, the jour
 number of standing actions and the last one). After a kill the journal's signature is looked up, and
 the inputs resume right after the input that first produced it: the table re-opens by itself the
 questions that follow an action (where a palace goes...), and a two-card play is a play, then its
-replacement.
+replacement. A kill between the writes of one input's actions (a palace, then the chain the table
+counted by itself) resumes after that input: the restarted table applies the rest by itself.
 """
 
 import json
@@ -28,7 +29,7 @@ from firmware.tagmap import TagEntry
 from .appliance import Appliance, script_seconds
 from .autopilot import Autopilot
 from .games import bot_game, components, enrol
-from .resume import NotingRig, Signature, journal_signature, signature, stored_entries
+from .resume import NotingRig, Signature, journal_signature, resume_at, stored_entries
 from .rig import Rig
 
 #: Taj Mahal for three (173 actions: two-card plays, bonus tiles, crowns, chains, hands): 331 inputs
@@ -42,16 +43,14 @@ class Reference:
 
     lines: list[str]
     marks: list[Signature]
+    actions: tuple[dict, ...]
     tags: dict[str, TagEntry]
     log: dict
     scores: list
 
     def resume_at(self, now: Signature) -> int:
         """The index of the first input still to play when the journal's signature is `now`."""
-        if now is None:
-            return 0
-        assert now in self.marks, f"the journal holds a game the uninterrupted run never had: {now}"
-        return self.marks.index(now) + 1
+        return resume_at(self.marks, self.actions, now)
 
 
 def uninterrupted(url: str) -> Reference:
@@ -66,7 +65,7 @@ def uninterrupted(url: str) -> Reference:
     rig.close()
     record = Journal(connect(url), "t1").load(session.gid)
     log = GameLog(record.game, record.players, record.options, record.actions).to_json()
-    return Reference(rig.lines, rig.marks, tags, log, session.game.scores(session.state))
+    return Reference(rig.lines, rig.marks, rig.actions, tags, log, session.game.scores(session.state))
 
 
 def exported(appliance: Appliance, capsys) -> dict:

@@ -52,7 +52,7 @@ def test_another_province_tile_than_the_rounds_is_refused_by_the_table_and_greye
         choose(table, label)
     table.flash = None
     components = catalogue.catalogue(tags, "taj_mahal")
-    now, why = catalogue.tappable(table, components)
+    now, why = catalogue.tappable(table, components, None)  # on the shared reader, where the table asks for the tile
     assert [c.id for c in now] == ["province-1"] and why == "Round 1: tap province tile 1:"
     entries = len(table.journal.load(table.session.gid).entries)
     table.tag(next(c.uid for c in components if c.id == "province-3"), None)

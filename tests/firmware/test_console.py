@@ -90,7 +90,7 @@ def test_question_mark_lists_what_can_be_tapped_now(console):
     assert "A question is on screen (Which game?)" in keys.tappable()[0]
     rig.table.new_game("thurn_und_taxis", ["Ana", "Ben"], {})
     listing = keys.tappable()
-    assert listing[0] == "66 of 66 components not yet played:" and listing[1].startswith("Cards: Augsburg 1/3, ")
+    assert listing[0] == "66 of 66 components can be tapped now:" and listing[1].startswith("Cards: Augsburg 1/3, ")
     assert "Zürich 3/3" in "".join(listing)
 
 
@@ -101,7 +101,7 @@ def test_the_list_fits_80_columns_and_narrows_as_a_name_is_typed_until_the_next_
     rig.table.new_game("thurn_und_taxis", ["Ana", "Ben"], {})
     assert len(HELP) <= 80 and all(len(line) <= 80 for line in keys.tappable(width=80))
     keys.key("?")
-    assert keys.screen.message == "66 of 66 components not yet played:" and len(keys.screen.listing) > 2
+    assert keys.screen.message == "66 of 66 components can be tapped now:" and len(keys.screen.listing) > 2
     for key in "/nürn":
         keys.key(key)
     assert keys.screen.listing == ["Cards: Nürnberg 1/3, Nürnberg 2/3, Nürnberg 3/3"]
@@ -192,7 +192,7 @@ def test_fifty_inputs_leave_the_frame_at_the_top_and_messages_on_their_line(tmp_
         for name in ["augsburg", "ulm", "nürnberg", "zzz", "b", "regensburg"] * 5 + ["?"] * 2:
             if name == "?":
                 terminal.send("?", "")
-                terminal.wait_for(lambda shown: "components not yet played" in shown[18])
+                terminal.wait_for(lambda shown: "components can be tapped now" in shown[18])
             else:
                 terminal.send(f"/{name}\r", {"zzz": "no component is called 'zzz'", "b": "'b' fits several"}.get(name, "tapped "))
             inputs += 1

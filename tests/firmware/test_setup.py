@@ -6,7 +6,7 @@ from firmware.flows import Running
 
 
 def answers(flow, *values):
-    running = Running(flow, undo_undoes=False)
+    running = Running(lambda: flow, undo_undoes=False)
     questions = []
     for value in values:
         questions.append(running.request.question)

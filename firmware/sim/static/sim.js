@@ -72,7 +72,7 @@
   }
 
   function drawComponents() {
-    var key = JSON.stringify(state.components);
+    var key = JSON.stringify([state.components, state.empty]);
     if (key !== shownComponents) {
       shownComponents = key;
       list.textContent = "";
@@ -95,7 +95,7 @@
         b.textContent = c.label;
         group.appendChild(b);
       });
-      if (!state.components.length) { list.textContent = "No component of this game is enrolled (hold undo: menu, Enrol a game)."; }
+      if (!state.components.length) { list.textContent = state.empty; }
     }
     var now = new Set(state.now);
     var typed = plain(search.value);

@@ -156,7 +156,14 @@ def test_real_redis_outage_then_recovery(redis_server):
 
 
 def xsetid(r: redis.Redis, key: str, *args: str) -> None:
-    r.execute_command("XSETID", key, *args)
+    """XSETID as someone runs it by hand; skipped where the server refuses to set the last id below
+    the largest deleted one (Redis 7.4 and 8), so no store can be left in that state."""
+    try:
+        r.execute_command("XSETID", key, *args)
+    except redis.ResponseError as error:
+        if "max_deleted_entry_id" not in str(error):
+            raise
+        pytest.skip(f"this Redis refuses it, so no stream can be left so: {error}")
 
 
 def record_of(journal: Journal, gid: str) -> tuple:

@@ -30,6 +30,17 @@ def test_a_press_through_the_page_moves_the_table_and_the_state_says_so(sim):
     assert after["frame"] != before["frame"] or after["frames"] > before["frames"]
 
 
+def test_a_click_is_answered_once_the_table_took_it_however_late_the_buttons_report_it(sim, monkeypatch):
+    """The buttons' thread reports a press once the release has settled: here 0.4 s late, as a loaded
+    machine may run it. The page's answer (and its next input, a tap reported at once) waits for it."""
+    import drivers.buttons
+
+    monkeypatch.setattr(drivers.buttons, "TICK", 0.4)
+    for down in ("1", "0"):
+        assert post(sim, f"/sim/button?role=next&down={down}").status_code == 200
+    assert sim.app.loop.table.running.index == 1
+
+
 def test_inputs_come_only_from_the_page_itself(sim):
     bare = httpx.post(sim.url + "/sim/button?role=ok&down=1", timeout=5)
     assert bare.status_code == 403 and "x-tablemate" in bare.text
@@ -78,6 +89,45 @@ def test_the_page_lists_the_components_by_what_is_printed_on_them(sim):
     assert state["now"] == [] and "A question is on screen (Which game?)" in state["why"]
 
 
+def offered(sim) -> tuple[set[str], dict]:
+    """The labels of the components the page offers now (not greyed), and the whole state."""
+    state = httpx.get(sim.url + "/sim/state").json()
+    labels = {c["uid"]: c["label"] for c in state["components"]}
+    return {labels[uid] for uid in state["now"]}, state
+
+
+def tap(sim, reader: str, uid: str) -> None:
+    assert post(sim, f"/sim/tap?reader={reader}&uid={uid}").status_code == 200
+
+
+def test_a_component_is_greyed_exactly_when_the_table_would_refuse_it_now(sim):
+    """The page asks the table itself (the checks a tap goes through): in round 1 of Taj Mahal the
+    province tile 1 alone is offered, on the shared reader; tapped, a refused one changes nothing.
+    In Thurn und Taxis, after Ana's first card no card is offered: a first turn takes one card."""
+    table = sim.app.loop.table
+    sim.app.loop.call(lambda: table.new_game("taj_mahal", ["Ana", "Ben", "Cy"], {}))
+    now, state = offered(sim)
+    assert now == {"Province tile 1 (one good)"} and state["target"] == "shared"
+    assert {c["group"] for c in state["components"]} == {"Cards", "Special cards", "Province tiles", "Bonus tiles"}
+    assert state["components"][0]["label"] == "Province tile 1 (one good)"  # what the table takes comes first
+    tile_2 = next(c["uid"] for c in state["components"] if c["label"].startswith("Province tile 2 "))
+    tap(sim, "shared", tile_2)
+    assert table.refusals == 1 and table.refusal == "Tap: Round 1: tap province tile 1" and table.session.actions == ()
+    tap(sim, "shared", state["now"][0])
+    now, state = offered(sim)
+    assert state["target"] == "seat0" and "Red: elephant + general 1/3" in now and not any(label.startswith("Province") for label in now)
+
+    sim.app.loop.call(lambda: table.new_game("thurn_und_taxis", ["Ana", "Ben"], {}))
+    now, state = offered(sim)
+    ulm = [c["uid"] for c in state["components"] if c["label"].startswith("Ulm")]
+    assert len(now) == 66 and state["why"] == "66 of 66 components can be tapped now:"
+    tap(sim, "seat0", ulm[0])
+    now, state = offered(sim)
+    assert now == set() and state["why"] == "0 of 66 components can be tapped now:"
+    tap(sim, "seat0", ulm[1])
+    assert table.refusal == "Empty hand: one card only" and len(table.session.actions) == 1
+
+
 def test_the_pi_profile_serves_no_input_endpoint(capsys):
     pi = load_profile(ROOT_CONFIG / "pi.toml")
     with pytest.raises(ProfileError, match="mocked hardware only"):
@@ -116,7 +166,8 @@ def test_a_second_make_run_on_the_same_redis_says_another_table_writes_and_start
     profile = tmp_path / "desktop.toml"
     text = (ROOT_CONFIG / "desktop.toml").read_text().replace("redis://127.0.0.1:6379/0", redis_server.url)
     profile.write_text(text.replace('dir = "boards"', f'dir = "{tmp_path / "boards"}"'))
-    second = subprocess.Popen([sys.executable, "-m", "firmware.cli", "sim", "--no-browser", "--port", str(free_port())],
+    port = free_port()
+    second = subprocess.Popen([sys.executable, "-m", "firmware.cli", "sim", "--no-browser", "--port", str(port)],
                               env={**os.environ, "TABLEMATE_CONFIG": str(profile)}, cwd=tmp_path,
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     lines: list[str] = []
@@ -134,6 +185,9 @@ def test_a_second_make_run_on_the_same_redis_says_another_table_writes_and_start
         told = ("cannot start yet: another table writes as desktop: other-laptop (pid 4321) holds its writer lease; "
                 "this table writes nothing until that one stops: stop it, or give this table an id of its own")
         assert said(told), lines
+        panel = httpx.get(f"http://127.0.0.1:{port}/sim/state", timeout=10).json()  # it says what the screen says
+        waiting = "Waiting for Redis: Another table writes as desktop. Trying again; the game is kept there."
+        assert panel["why"] == panel["empty"] == waiting and panel["components"] == panel["now"] == []
         assert client.get(writer) == first.text and client.keys(table_key("desktop", "game", "*")) == []
         client.delete(writer)  # the first one stops
         assert said("no more: the table starts"), lines
