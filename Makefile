@@ -33,7 +33,8 @@ undo-soak: $(STAMP)
 # caches (tests/platform/trixie.py), and run on this machine through wrappers put first in PATH.
 REDIS8 := $(VENV)/redis8
 REDIS8_TESTS := tests/firmware/journal tests/firmware/club tests/firmware/test_store.py tests/firmware/test_backup.py \
-	tests/e2e/test_recovery.py tests/e2e/test_outage.py tests/e2e/test_hostile_store.py tests/e2e/test_local_copy.py
+	tests/e2e/test_recovery.py tests/e2e/test_outage.py tests/e2e/test_hostile_store.py tests/e2e/test_local_copy.py \
+	tests/systemd/test_redis_aof_tail.py
 test-redis8: $(STAMP)
 	$(PY) -m tests.platform.trixie redis-bin $(REDIS8) >/dev/null
 	$(REDIS8)/redis-server --version | grep ' v=8\.' || { echo "$(REDIS8)/redis-server is not Redis 8" >&2; exit 1; }

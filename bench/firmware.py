@@ -7,14 +7,17 @@ built from the demos' profile (mock readers, gpiozero's mock buttons, luma's dum
   journal; the appliance recovers it and its loop runs in its own thread, the readers polled by
   theirs, as in `tablemate run`. The player to move taps a card on their mock reader: the time runs
   from `MockReader.tap()` to the return of the `display.show()` that hands the frame this tap caused
-  to the display thread (the engine, the XADD with its fsync, the publish and the drawing are all
-  inside; the wire is measured below). Each accepted
+  to the display thread (the engine and the drawing are inside; the journal's writes, the XADD and
+  the fsyncs, are made behind it on the writer thread; the wire is measured below); and the loop
+  thread's own CPU time for the tap (thread CPU, not wall). Each accepted
   play is then undone (an undo press handed to the loop), so every tap is the same mid-game move.
+  Under a Pi-class CPU cap, and with the card's fsync slowed, bench/storage.py measures it again.
 - The same with the journal's local copy ([store] local_dir, as on the Pi) in a temporary directory
-  on this machine's disk: each write is first appended to the file and synced (fdatasync), then
-  sent to Redis. Its tap-to-frame, the latency it adds (the difference of the medians), and the
-  time of the append itself (JSON, write, fdatasync). On the Pi the file is on the SD card, whose
-  sync takes longer than this disk's: the append time is what to compare with the card's.
+  on this machine's disk: the writer thread appends each batch of writes to the file and syncs it
+  (fdatasync) before sending it to Redis. Its tap-to-frame, the latency the copy adds to it (the
+  difference of the medians: none is expected, the sync is on the writer thread), and the time of
+  the fdatasync itself. On the Pi the file is on the SD card, whose sync takes longer than this
+  disk's: the sync time is what to compare with the card's.
 - Recovery: the complete 12-round game in the journal; `App.build` and `loop.start()` (tag map,
   XRANGE, replay of 260 actions, the first frame), as at power-on once Python has started.
 - Peak RSS: a subprocess plays the recorded 5-player demo (firmware/demos/taj_mahal.script) through
@@ -31,9 +34,10 @@ built from the demos' profile (mock readers, gpiozero's mock buttons, luma's dum
   bytes of the accepting input alone (the tap or press that completed the action and the frame it
   drew, without the questions that led to it), reported beside the target, not judged; and
   the modelled tap-to-photon of every input that changed the screen: the software time measured
-  from the loop taking the input to the last byte the display thread hands to the bus (engine, XADD
-  with its fsync, drawing, the hand-over, working out the changed bytes), plus the time the input's bytes take on the wire at 100 kHz (the
-  Pi's default) and at 400 kHz. The reader's poll interval (up to poll_ms before a tap is seen) comes
+  from the loop taking the input to the last byte the display thread hands to the bus (engine,
+  drawing, the hand-over, working out the changed bytes; the journal's writer thread runs as in
+  `tablemate run`), plus the time the input's bytes take on the wire at 100 kHz (the Pi's default)
+  and at 400 kHz. The reader's poll interval (up to poll_ms before a tap is seen) comes
   on top and is the same for any display.
 
 Targets on the 2-core dev machine: p99 tap-to-frame <= 5 ms, recovery <= 100 ms (median of 20), peak RSS
@@ -52,6 +56,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Callable
 
 from PIL import Image
 
@@ -65,6 +70,7 @@ from firmware import script, tagfile  # noqa: E402
 from firmware.app import App  # noqa: E402
 from firmware.config import WebConfig  # noqa: E402
 from firmware.journal import Journal  # noqa: E402
+from firmware.journal.local import LocalCopy  # noqa: E402
 from firmware.session import Session  # noqa: E402
 from firmware.store import connect  # noqa: E402
 from firmware.tagmap import TagMap  # noqa: E402
@@ -107,10 +113,12 @@ def _journal_game(url: str, table: str, actions: list[dict], played: int) -> dic
 
 class Frames:
     """Every frame the loop shows, with the event it was handling then (None: a tick) and the time
-    `display.show()` returned."""
+    `display.show()` returned; and the loop thread's own CPU time (thread CPU, not wall) for each
+    tap, from the event to the frame handed over and what follows it (the note, the report)."""
 
     def __init__(self, app: App):
         self.shown: queue.Queue = queue.Queue()
+        self.tap_cpu: list[float] = []
         self._handling = None
         show, handle = app.display.show, app.loop.handle
 
@@ -120,10 +128,13 @@ class Frames:
 
         def handling(event) -> None:
             self._handling = event
+            started = time.thread_time()
             try:
                 handle(event)
             finally:
                 self._handling = None
+            if isinstance(event, TagEvent) and event.kind == "arrived":
+                self.tap_cpu.append(time.thread_time() - started)
 
         app.display.show = shown
         app.loop.handle = handling
@@ -149,13 +160,15 @@ def tap_to_frame(url: str, table: str = "tap", local_dir: Path | None = None) ->
     profile = dataclasses.replace(profile, reader_timing=TIMING, store=dataclasses.replace(profile.store, local_dir=local_dir))
     app = App.build(profile, web=False)
     frames = Frames(app)
-    appends = _timed_appends(app) if local_dir else []
+    syncs = _timed_syncs(app) if local_dir else []
     latencies = tapped(app, frames, app.readers.readers[f"seat{play['player']}"], uid, cut, TAPS)
     stored = Journal(connect(url), table).load(app.loop.table.session.gid)
     if len(stored.entries) != cut + 2 * TAPS or len(stored.actions) != cut:
         raise RuntimeError("the taps were not each accepted and undone once")
-    if local_dir and len(appends) != 2 * TAPS:
-        raise RuntimeError(f"the local copy did not get every write: {len(appends)} appends for {2 * TAPS} writes")
+    if local_dir:
+        held = LocalCopy(local_dir, table).load(aside=False)
+        if [len(game.entries) for game in held.games if game.gid == held.active] != [cut + 2 * TAPS]:
+            raise RuntimeError("the local copy does not hold every write")
     latencies.sort()
     figures = {
         "game": f"Taj Mahal, {PLAYERS} players, after {cut} of {len(actions)} actions",
@@ -163,16 +176,21 @@ def tap_to_frame(url: str, table: str = "tap", local_dir: Path | None = None) ->
         "tap_to_frame_median_ms": _ms(statistics.median(latencies)),
         "tap_to_frame_p99_ms": _ms(statistics.quantiles(latencies, n=100)[98]),
         "tap_to_frame_max_ms": _ms(latencies[-1]),
+        "tap_cpu_median_ms": _ms(statistics.median(frames.tap_cpu)),
+        "tap_cpu_p99_ms": _ms(statistics.quantiles(frames.tap_cpu, n=100)[98]),
     }
-    if appends:
-        figures.update(_percentiles("append", appends, "_ms", 1000))
+    if syncs:
+        figures.update(_percentiles("fdatasync", syncs, "_ms", 1000))
     return figures
 
 
-def tapped(app: App, frames: Frames, reader, uid: str, cut: int, taps: int) -> list[float]:
+def tapped(app: App, frames: Frames, reader, uid: str, cut: int, taps: int, settle: Callable[[], None] | None = None,
+           meter: Callable[[], None] | None = None) -> list[float]:
     """Run the app's loop and readers in their threads as `tablemate run` does, tap `uid` on `reader`
     `taps` times, each accepted play undone by a press; each tap's time from `reader.tap()` to its
-    frame. The app is closed after."""
+    frame. `settle()` is called before each tap (None: the taps follow each other at once), and
+    `meter()` once the recovered game is on the screen and again after the last tap. The app is
+    closed after."""
     undo = ButtonEvent("undo", "press")
     loop = threading.Thread(target=app.loop.run, name="tablemate-loop")
     loop.start()
@@ -180,7 +198,11 @@ def tapped(app: App, frames: Frames, reader, uid: str, cut: int, taps: int) -> l
     latencies = []
     try:
         frames.of(None)  # the recovered game on screen
+        if meter:
+            meter()
         for _ in range(taps):
+            if settle:
+                settle()
             started = time.perf_counter()
             reader.tap(uid)
             latencies.append(frames.of(TagEvent(reader.name, uid, "arrived", reader.seat)) - started)
@@ -190,6 +212,8 @@ def tapped(app: App, frames: Frames, reader, uid: str, cut: int, taps: int) -> l
             frames.of(undo)
             while reader.present is not None:  # lifted for a gap: the next tap is a new arrival
                 time.sleep(TIMING.poll_ms / 1000)
+        if meter:
+            meter()
     finally:
         app.loop.stop()
         loop.join(timeout=60)
@@ -197,17 +221,19 @@ def tapped(app: App, frames: Frames, reader, uid: str, cut: int, taps: int) -> l
     return latencies
 
 
-def _timed_appends(app: App) -> list[float]:
-    """The time of every append to the journal's local copy (its record written and synced)."""
+def _timed_syncs(app: App) -> list[float]:
+    """The time of every fdatasync of the journal's local copy that had records to put on the disk."""
     local, times = app.loop.table.journal.local, []
-    entries = local.entries
+    sync = local.sync
 
-    def timed(*args) -> None:
+    def timed() -> None:
+        if local.synced or not local.on:
+            return sync()
         started = time.perf_counter()
-        entries(*args)
+        sync()
         times.append(time.perf_counter() - started)
 
-    local.entries = timed
+    local.sync = timed
     return times
 
 
@@ -359,6 +385,7 @@ def wire_game(url: str, game: str, driver: str, full: int) -> dict:
         try:
             app.loop.table.tags.set_many(tagfile.load(DEMO / f"{game}.tags.toml"))
             app.loop.start()
+            app.loop.table.journal.start()  # the writes on the writer thread, as `tablemate run` makes them
             wire = Wire(app, bus)
             script.VirtualTime(app, clock).play(script.load(DEMO / f"{game}.script"))
             session = app.loop.table.session
@@ -390,7 +417,7 @@ def run() -> dict:
             local = tap_to_frame(redis.url, "tap-local", Path(directory) / "state")
             figures["local_copy"] = {
                 "store": "the journal's local copy on this machine's disk, then Redis",
-                **{key: local[key] for key in local if key.startswith(("tap_to_frame", "append"))},
+                **{key: local[key] for key in local if key.startswith(("tap_to_frame", "fdatasync"))},
                 "added_median_ms": round(local["tap_to_frame_median_ms"] - figures["tap_to_frame_median_ms"], 2),
             }
             figures.update(recovery(redis.url))

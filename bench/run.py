@@ -1,4 +1,5 @@
-"""Run every benchmark module in bench/ and print one JSON object with all their figures (`make bench`)."""
+"""Run every benchmark module in bench/ (each with a run()) and print one JSON object with all their
+figures (`make bench`)."""
 
 import importlib
 import json
@@ -13,8 +14,9 @@ sys.path.insert(0, str(ROOT))
 def main() -> None:
     figures = {}
     for module in sorted(pkgutil.iter_modules([str(ROOT / "bench")]), key=lambda m: m.name):
-        if module.name != "run":
-            figures[module.name] = importlib.import_module(f"bench.{module.name}").run()
+        bench = importlib.import_module(f"bench.{module.name}")
+        if module.name != "run" and hasattr(bench, "run"):
+            figures[module.name] = bench.run()
     print(json.dumps(figures, indent=2))
 
 

@@ -12,12 +12,18 @@ costs the card.
   then undone by a press, so every tap is the same move. Reported: tap-to-frame median, p99, max;
   each write's latency (from its frame to its batch on the disk: the local copy synced and Redis's
   transaction acknowledged) and how many writes each batch (one fdatasync, one transaction) carried.
-- CPU: the loop thread's own CPU time (time.thread_time, not wall) for each tap, from the event to the
-  frame handed over; the tap's path profiled (cProfile, the functions with the most own time); and
-  tap-to-frame with the appliance and its redis-server in a cgroup capped at 1/4 and 1/8 of a core
-  (cgroup v1 `cpu`: cfs_quota_us 1000 in a period of 4000 or 8000; cgroup v2 `cpu.max` alike), as
-  a Pi 4 and a Pi Zero 2 W / 3B+ run this Python about 4 and 8 times slower. Needs root and a cpu
-  controller: else the figures say why they are missing.
+- CPU: the loop thread's own CPU time (time.thread_time, not wall) for each tap, from the event to
+  the frame handed over and what follows it; the CPU time per tap of every thread (the loop, the
+  writer, the readers' polling, the display, the bench's own) and of redis-server, for the tap, its
+  undo and their writes, beside the wall time per tap; the tap's path profiled in the loop thread's
+  CPU time (its stages' shares, and the functions with the most own time); and tap-to-frame with
+  the appliance and its redis-server in one cgroup capped at 1/4 and 1/8 of a core (cgroup v1
+  `cpu`: cfs_quota_us 1000 in a period of 4000 or 8000; cgroup v2 `cpu.max` alike), as a Pi 4 and
+  a Pi Zero 2 W / 3B+ run this Python about 4 and 8 times slower. Needs root and a cpu controller:
+  else the figures say why they are missing. Each CPU figure is taken twice: the taps back to back
+  (the next as soon as the last one's frames are shown and its card lifted, about 25 a second) and
+  paced (each once the writes before it are made, as at a table, where taps come seconds apart; and
+  as every tap came before the writer thread, when its frame waited for its writes).
 - Bytes on the card: the recorded Taj Mahal demo played whole (virtual time: one write per action)
   with the local copy; write_bytes of /proc/<pid>/io of the appliance and of redis-server over the
   game, per accepted action, and the AOF rewrite's share under Redis's policy (auto-aof-rewrite-
@@ -25,10 +31,13 @@ costs the card.
   measured by a BGREWRITEAOF after the game).
 
 Targets (this machine): tap-to-frame p99 <= 5 ms with no delay, <= 30 ms with 20 ms per fsync and with
-250 ms stalls every 25th, <= 25 ms on 1/8 of a core.
+250 ms stalls every 25th, <= 25 ms on 1/8 of a core (paced). On this machine, shared with other
+work, `--own-core` gives the bench a core of its own.
 
     python bench/storage.py                 # every figure (make bench runs it too)
     python bench/storage.py --only cpu      # one section: fsync, cpu, bytes
+    python bench/storage.py --own-core      # alone on cpu 1, everything else on cpu 0 meanwhile
+                                            # (bench/cpuset.py; root, cgroup v1 cpuset)
 """
 
 import argparse
@@ -42,12 +51,14 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.cpuset import OwnCore  # noqa: E402
 from bench.firmware import PLAYERS, SEED, TIMING, Frames, _journal_game, tapped  # noqa: E402
 from drivers.readers import TagEvent  # noqa: E402
 from firmware import script, tagfile  # noqa: E402
@@ -62,8 +73,12 @@ TAPS = 100
 DELAYS = {"none": None, "5ms": "delay_enter=5000", "20ms": "delay_enter=20000", "100ms": "delay_enter=100000",
           "250ms_every_25th": "delay_enter=250000:when=25+25"}
 CAPS = {"whole_core": None, "quarter_core": 4000, "eighth_core": 8000}
+#: how the taps come: each as soon as the last one's frames are shown and its card lifted (back to
+#: back, about 25 a second), or once the writes of the last one are made too (paced: as at a table,
+#: where taps come seconds apart, and as every tap came before the writer thread)
+HOW = ("back_to_back", "paced")
 QUOTA_US = 1000
-TARGETS = {"none": 5.0, "20ms": 30.0, "250ms_every_25th": 30.0, "eighth_core": 25.0}
+TARGETS = {"none": 5.0, "20ms": 30.0, "250ms_every_25th": 30.0, "eighth_core_paced": 25.0}
 DEMO = ROOT / "firmware" / "demos"
 
 
@@ -77,8 +92,9 @@ def _stats(name: str, values: list[float], scale: float = 1000) -> dict:
 # -- the appliance's side (a child process, so strace and the cgroup take it whole) --------------
 
 
-def tapping(url: str, directory: Path, taps: int, profile_it: bool) -> dict:
-    """Recover a half-played game and tap the same card `taps` times (each play undone)."""
+def tapping(url: str, directory: Path, taps: int, how: str) -> dict:
+    """Recover a half-played game and tap the same card `taps` times (each play undone): `how` the
+    taps come (HOW)."""
     actions = bot_game("taj_mahal", PLAYERS, {}, SEED)
     cut = next(n for n in range(len(actions) // 2, len(actions))
                if actions[n]["type"] == "play" and len(actions[n]["cards"]) == 1)
@@ -87,20 +103,9 @@ def tapping(url: str, directory: Path, taps: int, profile_it: bool) -> dict:
     profile = mocked_profile(url, "tap", local_dir=directory)
     app = App.build(dataclasses.replace(profile, reader_timing=TIMING), web=False)
     frames = Frames(app)
-    cpu, writes, batches, profiler = [], [], [], cProfile.Profile() if profile_it else None
-    handle, run = app.loop.handle, Writer._run
+    writes, batches, run = [], [], Writer._run
     writer: Writer = app.loop.table.journal
-
-    def measured(event) -> None:
-        tap = isinstance(event, TagEvent)
-        started = time.thread_time()
-        if tap and profiler:
-            profiler.enable()
-        handle(event)
-        if tap:
-            if profiler:
-                profiler.disable()
-            cpu.append(time.thread_time() - started)
+    threads = ThreadTimes(int(connect(url).info("server")["process_id"]))
 
     def timed(self, batch) -> None:
         run(self, batch)
@@ -109,25 +114,94 @@ def tapping(url: str, directory: Path, taps: int, profile_it: bool) -> dict:
             batches.append(len(made))
             writes.extend(done - post.at for post in made)
 
-    app.loop.handle = measured
+    def saved() -> None:
+        if not writer.wait(60):
+            raise RuntimeError("the writes before a tap were not made within 60 s")
+
+    profiler = _profiled(app) if how == "profile" else None
     Writer._run = timed
     try:
-        latencies = tapped(app, frames, app.readers.readers[f"seat{play['player']}"], uid, cut, taps)
+        latencies = tapped(app, frames, app.readers.readers[f"seat{play['player']}"], uid, cut, taps,
+                           settle=saved if how == "paced" else None, meter=threads)
     finally:
         Writer._run = run
     stored = writer.load(app.loop.table.session.gid)
     if len(stored.entries) != cut + 2 * taps or len(stored.actions) != cut:
         raise RuntimeError("the taps were not each accepted, undone and stored once")
-    figures = {"taps": taps, **_stats("tap_to_frame_ms", latencies), **_stats("tap_cpu_ms", cpu),
-               **_stats("write_ms", writes), "writes_per_fsync_mean": round(sum(batches) / len(batches), 2),
-               "writes_per_fsync_max": max(batches)}
     if profiler:
-        table = pstats.Stats(profiler).sort_stats("tottime")
-        total = sum(row[2] for row in table.stats.values())
-        top = sorted(table.stats.items(), key=lambda item: -item[1][2])[:12]
-        figures["tap_profile_own_time_pct"] = {f"{Path(f).name}:{line} {name}": round(100 * row[2] / total, 1)
-                                               for (f, line, name), row in top}
-    return figures
+        return _profile(profiler)
+    return {"taps": taps, **_stats("tap_to_frame_ms", latencies), **_stats("tap_cpu_ms", frames.tap_cpu),
+            **_stats("write_ms", writes), "writes_per_fsync_mean": round(sum(batches) / len(batches), 2),
+            "writes_per_fsync_max": max(batches), **threads.figures(taps)}
+
+
+class ThreadTimes:
+    """The CPU time of each thread of this process, and of redis-server, between two calls."""
+
+    ROLES = {"tablemate-loop": "loop", "tablemate-journal": "writer", "tablemate-readers": "readers",
+             "tablemate-display": "display", "MainThread": "bench"}
+
+    def __init__(self, redis_pid: int):
+        self.redis_pid = redis_pid
+        self.marks: list[tuple[float, dict[str, float]]] = []
+
+    def __call__(self) -> None:
+        times: dict[str, float] = {}
+        for thread in threading.enumerate():
+            role = self.ROLES.get(thread.name, "other threads")
+            try:
+                times[role] = times.get(role, 0.0) + time.clock_gettime(time.pthread_getcpuclockid(thread.ident))
+            except OSError:
+                pass  # ended meanwhile
+        times["redis-server"] = sum(int(task.read_text().split()[0]) / 1e9
+                                    for task in Path(f"/proc/{self.redis_pid}/task").glob("*/schedstat"))
+        self.marks.append((time.monotonic(), times))
+
+    def figures(self, taps: int) -> dict:
+        """CPU per tap (the tap, its undo and their writes), by thread, against the wall time per tap."""
+        (start, before), (end, after) = self.marks
+        per_tap = {role: round((after[role] - before.get(role, 0.0)) * 1000 / taps, 2) for role in after}
+        return {"cpu_per_tap_ms": {**per_tap, "total": round(sum(per_tap.values()), 2)},
+                "wall_per_tap_ms": round((end - start) * 1000 / taps, 2)}
+
+
+def _profiled(app: App) -> cProfile.Profile:
+    """The loop thread's CPU (not wall: time it waits for another thread is not counted) in each tap,
+    profiled from here on."""
+    profiler, handle = cProfile.Profile(time.thread_time), app.loop.handle
+
+    def handling(event) -> None:
+        tap = isinstance(event, TagEvent) and event.kind == "arrived"
+        if tap:
+            profiler.enable()
+        try:
+            handle(event)
+        finally:
+            if tap:
+                profiler.disable()
+
+    app.loop.handle = handling
+    return profiler
+
+
+#: the stages of a tap's path in the loop thread (file, function): their share of its CPU
+STAGES = {"the input taken: flow, engine, the write handed over": ("firmware/table.py", "tag"),
+          "the view: scores, hint": ("firmware/table.py", "view"),
+          "the drawing": ("firmware/screens.py", "render"),
+          "the frame handed to the display thread": ("drivers/display/sender.py", "show"),
+          "the note of what was shown, the writer woken": ("firmware/journal/writer.py", "send"),
+          "STATUS=": ("firmware/loop.py", "_report")}
+
+
+def _profile(profiler: cProfile.Profile) -> dict:
+    rows = pstats.Stats(profiler).stats
+    total = sum(row[2] for row in rows.values())
+    stages = {name: round(100 * sum(row[3] for (f, _, function), row in rows.items()
+                                    if f.endswith(where) and function == what) / total, 1)
+              for name, (where, what) in STAGES.items()}
+    top = sorted(rows.items(), key=lambda item: -item[1][2])[:12]
+    return {"tap_path_cpu_pct": stages,
+            "own_cpu_pct": {f"{Path(f).name}:{line} {name}": round(100 * row[2] / total, 1) for (f, line, name), row in top}}
 
 
 def card_bytes(url: str, directory: Path) -> dict:
@@ -238,11 +312,11 @@ def _worker(prefix: list[str], *args: str) -> dict:
     return json.loads(done.stdout.splitlines()[-1])
 
 
-def scenario(directory: Path, delay: str | None = None, cap: Cgroup | None = None, profile_it: bool = False) -> dict:
+def scenario(directory: Path, delay: str | None = None, cap: Cgroup | None = None, how: str = "back_to_back") -> dict:
     prefix = (cap.prefix() if cap else []) + _strace(delay)
     redis = Redis(directory / "redis", prefix)
     try:
-        return _worker(prefix, "tap", redis.url, str(directory / "state"), str(TAPS), "profile" if profile_it else "")
+        return _worker(prefix, "tap", redis.url, str(directory / "state"), str(TAPS), how)
     finally:
         redis.stop()
 
@@ -257,19 +331,19 @@ def fsync_section(directory: Path) -> dict:
 
 
 def cpu_section(directory: Path) -> dict:
-    figures = {"whole_core": scenario(directory / "cpu-whole", profile_it=True)}
+    figures = {"tap_profile": scenario(directory / "cpu-profile", how="profile")}
     for name, period in CAPS.items():
-        if period is None:
-            continue
-        cap = Cgroup(period)
-        if cap.problem:
-            figures[name] = {"missing": cap.problem}
-            continue
-        try:
-            figures[name] = {"cgroup": f"{QUOTA_US} us of CPU every {period} us ({cap.path})",
-                             **scenario(directory / f"cpu-{name}", cap=cap)}
-        finally:
-            cap.remove()
+        for how in HOW:
+            row = f"{name}_{how}"
+            cap = Cgroup(period)
+            if cap.problem:
+                figures[row] = {"missing": cap.problem}
+                continue
+            try:
+                figures[row] = {**({"cgroup": f"{QUOTA_US} us of CPU every {period} us ({cap.path})"} if period else {}),
+                                **scenario(directory / f"cpu-{row}", cap=cap, how=how)}
+            finally:
+                cap.remove()
     return figures
 
 
@@ -323,13 +397,22 @@ def main() -> None:
     if sys.argv[1:2] == ["--worker"]:
         kind, url, directory, *rest = sys.argv[2:]
         if kind == "tap":
-            print(json.dumps(tapping(url, Path(directory), int(rest[0]), rest[1:2] == ["profile"])))
+            print(json.dumps(tapping(url, Path(directory), int(rest[0]), rest[1])))
         else:
             print(json.dumps(card_bytes(url, Path(directory))))
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=["fsync", "cpu", "bytes"], help="one section")
-    print(json.dumps(run(parser.parse_args().only), indent=2))
+    parser.add_argument("--own-core", action="store_true",
+                        help="run alone on cpu 1, every other process moved to cpu 0 meanwhile (bench/cpuset.py)")
+    arguments = parser.parse_args()
+    if not arguments.own_core:
+        print(json.dumps(run(arguments.only), indent=2))
+        return
+    with OwnCore() as core:
+        figures = run(arguments.only)
+    figures["taken_on"] = f"cpu {core.cpu} alone: every other process on the other cpu meanwhile (bench/cpuset.py)"
+    print(json.dumps(figures, indent=2))
 
 
 if __name__ == "__main__":

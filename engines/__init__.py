@@ -28,6 +28,12 @@ def get(name: str) -> Game:
     """The engine of game `name`; an unknown name raises UnknownGame listing the known ones."""
     if name not in _names():
         raise UnknownGame(name, names())
+    return _game(name)
+
+
+@lru_cache(maxsize=None)
+def _game(name: str) -> Game:
+    """Imported once: the table asks for its game's engine several times per input."""
     return importlib.import_module(f"{__name__}.{name}").game
 
 

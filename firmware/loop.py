@@ -165,6 +165,7 @@ class Loop:
         """Recover the game and show it; tell systemd the table is ready once it is on screen."""
         self.table.boot()
         self.show()
+        self._shown()
         self._tell_ready()
 
     def run(self) -> None:
@@ -193,6 +194,7 @@ class Loop:
         dimming, pixel shift, refresh), and ping the watchdog."""
         if self.table.tick():
             self.show()
+            self._shown()
             self._tell_ready()
         self.display.tick()
         self._ping()
@@ -256,8 +258,7 @@ class Loop:
             log.warning("ignored an unknown event: %r", event)
             return
         self.show()
-        if isinstance(self.table.journal, Writer):
-            self.table.journal.send()  # the frame is out: the writer thread may take the CPU now
+        self._shown()
         self._report()
 
     def show(self) -> None:
@@ -268,6 +269,11 @@ class Loop:
             self._last_frame = data
             self.display.show(frame)
             self.frames += 1
+
+    def _shown(self) -> None:
+        """The frame is out: the journal's writer notes what it shows, and may take the CPU now."""
+        if isinstance(self.table.journal, Writer):
+            self.table.journal.send()
 
     def finish(self, wait_s: float = STOP_FLUSH_S) -> None:
         """Flush the journal (retrying for `wait_s` while Redis does not answer) and leave a last

@@ -40,6 +40,9 @@ COMPANION_NAME=tablemate-panel-off.service
 COMPANION=/etc/systemd/system/$COMPANION_NAME
 REDIS_CONF=/etc/redis/redis.conf
 REDIS_SNIPPET=/etc/redis/tablemate.conf
+# Run before each start of Redis: a write a power cut tore at the end of its AOF is cut off.
+AOF_TAIL=/usr/local/lib/tablemate/redis-aof-tail
+REDIS_DROP_IN=/etc/systemd/system/redis-server.service.d/tablemate.conf
 # The files that make up the installed package; a change to any of them reinstalls it.
 PACKAGE_PATHS=(pyproject.toml README.md engines drivers firmware)
 # Device nodes that exist once I2C and SPI are on (SPI1's only with its overlay).
@@ -179,7 +182,8 @@ parse_arguments() {
 check_before_changing() {
     local file model codename
     for file in pyproject.toml config/pi.toml systemd/tablemate.service systemd/$COMPANION_NAME \
-        systemd/redis-tablemate.conf drivers/gpio_check.py "${BACKUP_UNITS[@]/#/systemd/}"; do
+        systemd/redis-tablemate.conf systemd/redis-aof-tail systemd/redis-server.service.d/tablemate.conf \
+        drivers/gpio_check.py "${BACKUP_UNITS[@]/#/systemd/}"; do
         [ -f "$SOURCE/$file" ] || die "$SOURCE is not a complete tablemate checkout: $file is missing (nothing was changed)" 2
     done
     if [ "$ROOT" = / ] && [ "$DRY_RUN" = 0 ] && [ "$(id -u)" -ne 0 ]; then
@@ -381,6 +385,23 @@ configure_redis() {
     put_file "$SOURCE/systemd/redis-tablemate.conf" "$REDIS_SNIPPET" 0644 || true
     if [ "$include_ok" = 0 ]; then
         append_lines "$REDIS_CONF" "" "# tablemate: its settings, last so that they win (systemd/install.sh)" "$include"
+    fi
+}
+
+# Before each start of Redis, a write that a power cut tore at the end of its append-only file is
+# cut off and kept aside (systemd/redis-aof-tail says when that is safe): else Redis refuses the
+# file and the table waits for it for ever.
+install_aof_tail() {
+    local changed=0
+    say "Redis: a write torn at the end of its AOF by a power cut is cut off before it starts ($REDIS_DROP_IN)"
+    if put_file "$SOURCE/systemd/redis-aof-tail" "$AOF_TAIL" 0755; then
+        changed=1
+    fi
+    if put_file "$SOURCE/systemd/redis-server.service.d/tablemate.conf" "$REDIS_DROP_IN" 0644; then
+        changed=1
+    fi
+    if [ "$changed" = 1 ]; then
+        run systemctl daemon-reload
     fi
 }
 
@@ -697,6 +718,7 @@ main() {
     configure_boot
     check_devices
     configure_redis
+    install_aof_tail
     create_user
     admit_owner
     install_config

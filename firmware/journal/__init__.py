@@ -112,9 +112,10 @@ plug while Redis is down or refuses writes (the "!" badge) loses nothing.
 - It is a side feature: a directory that cannot be made or written, a full disk, an I/O error is
   logged and shown once ("Local copy failed / Play goes on"), and the local copy is off for the run
   (Redis alone keeps what follows; the next start tries again). A torn last line (a power cut while
-  it was appended; the write it records was never sent) is ignored with a log line. Any other
-  damaged line is reported (log, screen) and the file kept aside as `<table>.jsonl.damaged-<time>`;
-  the games are taken as the lines before it hold them, and the file is not whole.
+  it was appended, which left its start without its end, or its end after NUL bytes; the write it
+  records was never sent) is ignored with a log line. Any other damaged line is reported (log,
+  screen) and the file kept aside as `<table>.jsonl.damaged-<time>`; the games are taken as the
+  lines before it hold them, and the file is not whole.
 - The tag map and enrolment's places are kept beside it, whole, in `<local_dir>/<table>.tags.json`
   (tagcopy.py, written before every change of them; Redis's `local:tags` names the version that holds
   every change) and given back at start to a Redis that lacks them (firmware.tagmap.TagMap.reconcile).
@@ -144,7 +145,7 @@ fsync per batch, not per action, and taps, presses and frames go on meanwhile.
   after its frame was shown turns the "!" badge on, with "Not saved yet" on the scoreboard's line
   and STATUS=, until it is saved. Below 0.5 s the table says nothing either way (most writes take a
   few ms; a badge flickering on every tap would mean nothing).
-- What was shown: as its frame is drawn, every write is noted in `<local_dir>/<table>.shown` by a
+- What was shown: once its frame is out, every write is noted in `<local_dir>/<table>.shown` by a
   write() without fsync (shown.py). The page cache outlives the process, so after a crash or a kill
   the note is always there (and so are the local copy's records: nothing is lost); after a power
   cut it is there only if the kernel wrote it back before the cut. At the next start, once the

@@ -24,9 +24,11 @@ keeps the count), and Redis's `local` key holds "K N": the token and the count w
 wrote. A file whose count is below N lost records that were sent (cut short on the disk: truncated,
 or an older copy of it): Redis does not vouch for it, so what Redis holds beyond it stands.
 
-Reading: a last line without its newline is a write a power cut cut short (what it records was not
-sent to Redis): ignored, with a log line, and never taken as a record, even when what is left of it
-parses. Any other line that is not a valid record is damage: the file is kept aside as
+Reading: a last line torn by a power cut while it was written (what it records was not sent to
+Redis) is ignored, with a log line, and never taken as a record, even when what is left of it
+parses: a last line without its newline (the write's start reached the disk, not its end), or one
+holding NUL bytes (its end did, and its start reads back as the zeros of blocks never written). Any
+other line that is not a valid record is damage: the file is kept aside as
 `<table>.jsonl.damaged-<time>` for the owner, and the games are taken as the lines before it hold them.
 """
 
@@ -144,13 +146,15 @@ class LocalCopy:
             data = self.path.read_bytes()
         except FileNotFoundError:
             return Found()
-        body, newline, torn = data.rpartition(b"\n")
-        if not newline:
-            body, torn = b"", data
+        lines = data.split(b"\n")
+        torn, how = lines.pop(), "its end missing"  # what follows the last newline: nothing, in a whole file
+        if not torn and lines and b"\0" in lines[-1]:
+            torn, how = lines.pop() + b"\n", "its start never written: NUL bytes"
         if torn:
-            log.warning("%s: the last line was cut short (%d bytes; a power cut while it was written): ignored", self.path, len(torn))
+            log.warning("%s: its last line was torn by a power cut while it was written (%d bytes, %s): ignored; "
+                        "the write it records had not gone to Redis", self.path, len(torn), how)
         found, reading = Found(), _Reading(self.table)
-        for number, line in enumerate(body.split(b"\n") if newline else [], start=1):
+        for number, line in enumerate(lines, start=1):
             try:
                 reading.take(line)
             except Damaged as error:

@@ -1,17 +1,18 @@
 """The record of what the players were shown: one line per accepted write, appended to
-`<local_dir>/<table>.shown` by the loop as the frame that shows it is drawn, with write() and no
-fsync, so that it costs the tap a system call and never the card's latency.
+`<local_dir>/<table>.shown` by the loop once the frame that shows it is handed to the display,
+with one write() and no fsync, so that it costs the tap neither the card's latency nor the time to
+its frame.
 
 What it can promise, and what not (the package docstring, "Saved, and not yet"): a write() is in the
 kernel's page cache at once, so the record survives a crash or a kill of the appliance whole (the
 cache outlives the process), and the next start finds it. After a power cut it may or may not be
-on the card: the kernel writes dirty pages back within seconds (ext4 commits every 5 s), in no
-promised order, and a card drops whatever it had not programmed. So at start it names an input
-the players saw and the store lacks only when its line reached the card, which is likely for one
-that waited seconds (a stalled card, Redis down while the local copy failed) and unlikely for one
-that waited a few milliseconds; an input whose line was lost too cannot be named by anything that
-costs no fsync. A line torn by the cut, or damaged, is skipped: this record only adds names, it
-never changes a game.
+on the card: the kernel writes a dirty page back once it is 30 s old (vm.dirty_expire_centisecs),
+or sooner under memory pressure, in no promised order, and a card drops whatever it had not
+programmed. So at start it names an input the players saw and the store lacks only when its line
+reached the card, which is likely for one that waited half a minute (a stalled card, Redis down
+while the local copy failed) and unlikely for one that waited a few milliseconds; an input whose
+line was lost too cannot be named by anything that costs no fsync. A line torn by the cut, or
+damaged, is skipped: this record only adds names, it never changes a game.
 
   {"gid": G, "entry": N, "action": {..}}   entry N of game G: an action, or null for an undo marker
 """
@@ -61,13 +62,13 @@ class Shown:
         except OSError as error:
             log.warning("%s cannot be written (%s): inputs lost by a power cut will not be named", self.path, error)
 
-    def note(self, gid: str, first: int, actions: list[dict | None]) -> None:
-        """Entries `first`... of game `gid` (actions, None for an undo marker) are on the screen:
-        one write(), no fsync."""
+    def note(self, shown: list[tuple[str, int, list[dict | None]]]) -> None:
+        """These entries are on the screen, each (gid, first entry's number, its actions and None
+        for an undo marker): one write(), no fsync."""
         if self._fd is None:
             return
         data = b"".join(json.dumps({"gid": gid, "entry": n, "action": a}, ensure_ascii=False).encode() + b"\n"
-                        for n, a in enumerate(actions, start=first))
+                        for gid, first, actions in shown for n, a in enumerate(actions, start=first))
         try:
             os.write(self._fd, data)
         except OSError as error:

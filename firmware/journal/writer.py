@@ -2,8 +2,9 @@
 (the package docstring, "Saved, and not yet", says why and what is kept).
 
 The table calls a Writer as it would call the Journal. A write (begin_game, append, set_status) is
-noted in the record of what was shown (shown.py) and handed over; the loop draws the frame and
-only then lets the writer thread run (`send()`), so the writer never takes the CPU from a frame.
+handed over; the loop draws the frame, and only then (`send()`) are the entries it shows noted in
+the record of what was shown (shown.py: one write() for the frame's) and the writer thread let
+run, so neither that system call nor the writer takes the CPU from a frame.
 The writer thread takes every write that queued up meanwhile, applies them to the Journal in order
 (its memory, the local copy's records appended), then makes them durable together: one fdatasync
 of the local copy, then one Redis transaction per game (the entries of several actions in one
@@ -78,6 +79,9 @@ class Writer:
         self._posts: deque[_Post] = deque()
         self._unsaved: deque[tuple[int, float]] = deque()  # (seq, when shown) of writes not yet saved
         self._seq = 0
+        #: entries handed over and not yet noted as shown (the loop thread's): noted once their frame
+        #: is out (send), or before any other call lets the writer thread take them
+        self._notes: list[tuple[str, int, list[dict | None]]] = []
         self._state = _State()
         self._thread: threading.Thread | None = None
         self._closing = False
@@ -96,9 +100,16 @@ class Writer:
             self._thread.start()
 
     def send(self) -> None:
-        """The frame is shown: let the writer thread take what was handed over."""
+        """The frame is shown: note the entries it shows, and let the writer thread take what was
+        handed over."""
+        self._note_shown()
         with self._lock:
             self._lock.notify()
+
+    def _note_shown(self) -> None:
+        if self._notes:
+            self.shown.note(self._notes)
+            self._notes.clear()
 
     def wait(self, timeout: float | None = None) -> bool:
         """Until every call handed over so far has been made (False on timeout)."""
@@ -158,6 +169,8 @@ class Writer:
     def _post(self, call: Callable[[Journal], Any], kind: str = "call", wait: bool = False,
               timeout: float | None = None) -> Any:
         post = _Post(call, kind, self.clock(), done=threading.Event() if wait else None)
+        if kind != "write":  # the writer thread takes every write handed over: each noted first
+            self._note_shown()
         with self._lock:
             if kind == "tick" and any(queued.kind == "tick" for queued in self._posts):
                 return None  # the writer thread has not yet taken the last one
@@ -196,7 +209,7 @@ class Writer:
     def append(self, gid: str, number: int, *actions: dict | Replacing | None) -> None:
         at = self.journal.clock()
         if self.shown is not None:  # a replacement's marker is an undo marker there too
-            self.shown.note(gid, number, [action if isinstance(action, dict) else None for action in actions])
+            self._notes.append((gid, number, [action if isinstance(action, dict) else None for action in actions]))
         self._post(lambda journal: journal.append(gid, number, *actions, at=at), "write")
 
     def set_status(self, gid: str, status: str, scores: list[dict] | None = None) -> None:
@@ -237,8 +250,7 @@ class Writer:
         """Drop the saved writes from those awaiting the disk; start the record of what was shown
         again once it is large and all of it is saved."""
         with self._lock:
-            while self._unsaved and self._unsaved[0][0] <= self._state.saved:
-                self._unsaved.popleft()
+            self._drop_saved()
             everything = not self._unsaved
         if everything and self.shown is not None and self.shown.size() > SHOWN_MAX_BYTES:
             self.shown.clear()
@@ -260,9 +272,19 @@ class Writer:
     def late(self) -> int:
         """How many writes have waited longer than SAVE_MARK_S since their frame was shown."""
         with self._lock:
-            saved = self._state.saved
-            cutoff = self.clock() - SAVE_MARK_S
-            return sum(1 for seq, at in self._unsaved if seq > saved and at <= cutoff)
+            self._drop_saved()
+            cutoff, late = self.clock() - SAVE_MARK_S, 0
+            for _, at in self._unsaved:  # the oldest first: counted up to the first one not late
+                if at > cutoff:
+                    break
+                late += 1
+            return late
+
+    def _drop_saved(self) -> None:
+        """Forget the saved writes (a write is saved with every one before it: they lead the line).
+        Under the lock."""
+        while self._unsaved and self._unsaved[0][0] <= self._state.saved:
+            self._unsaved.popleft()
 
     @property
     def offline(self) -> bool:
@@ -279,8 +301,8 @@ class Writer:
     def unsaved(self) -> int:
         """Writes shown and not yet on the disk."""
         with self._lock:
-            saved = self._state.saved
-            return sum(1 for seq, _ in self._unsaved if seq > saved)
+            self._drop_saved()
+            return len(self._unsaved)
 
     # -- the inputs a power cut took -------------------------------------------------------------
 

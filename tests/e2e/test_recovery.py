@@ -68,6 +68,22 @@ def uninterrupted(url: str) -> Reference:
     return Reference(rig.lines, rig.marks, rig.actions, tags, log, session.game.scores(session.state))
 
 
+def play_to_the_end(appliance: Appliance, journal: Journal, reference: Reference, resume: int) -> None:
+    """Start the appliance on the inputs from `resume` on, wait until the journal holds the whole
+    game, and stop it."""
+    appliance.start(reference.lines[resume:])
+    deadline = time.monotonic() + 3 * script_seconds(reference.lines[resume:]) + 20
+    while journal_signature(journal) != reference.marks[-1]:
+        if time.monotonic() > deadline:
+            stored, played = journal.load(journal.current()).actions, reference.log["actions"]
+            apart = next((n for n, (a, b) in enumerate(zip(stored, played)) if a != b), min(len(stored), len(played)))
+            raise AssertionError(f"the game did not finish (resumed at input {resume}; the stored game leaves the "
+                                 f"uninterrupted one at action {apart + 1}: {stored[apart:apart + 2]} instead of "
+                                 f"{played[apart:apart + 2]}):\n{appliance.output()}")
+        time.sleep(0.2)
+    appliance.stop()
+
+
 def exported(appliance: Appliance, capsys) -> dict:
     """`tablemate log export` of the appliance's current game."""
     capsys.readouterr()
@@ -100,12 +116,7 @@ def test_killed_at_random_moments_the_game_ends_as_if_never_interrupted(redis_se
             resumed_at.append(resume)
             assert resume < len(reference.lines), "the game ended before every kill was made: kill sooner"
 
-        appliance.start(reference.lines[resume:])
-        deadline = time.monotonic() + 3 * script_seconds(reference.lines[resume:]) + 20
-        while journal_signature(journal) != reference.marks[-1]:
-            assert time.monotonic() < deadline, f"the game did not finish:\n{appliance.output()}"
-            time.sleep(0.2)
-        appliance.stop()
+        play_to_the_end(appliance, journal, reference, resume)
     finally:
         appliance.close()
 

@@ -11,7 +11,7 @@ qemu-user-static interpreter for it when this machine has not. `Chroot` runs com
 through a throwaway overlay (as root), so the cached root stays as built.
 
     python -m tests.platform.trixie root [--arch arm64] [PACKAGE ...]   # prints the root's path
-    python -m tests.platform.trixie redis-bin DIR                          # writes DIR/redis-server, DIR/redis-cli
+    python -m tests.platform.trixie redis-bin DIR      # writes DIR/redis-server, DIR/redis-cli, DIR/redis-check-aof
 """
 
 import argparse
@@ -31,7 +31,7 @@ SUITE = "trixie"
 MIRROR = os.environ.get("TABLEMATE_DEBIAN_MIRROR", "http://deb.debian.org/debian")
 #: what every root holds besides the packages asked for
 BASE = ("ca-certificates",)
-#: the packages of the Redis root: the server and the client (redis-cli --cluster create)
+#: the packages of the Redis root: the server and the tools (redis-cli --cluster create, redis-check-aof)
 REDIS = ("redis-server", "redis-tools")
 #: Debian's architecture names -> qemu-user's (the names of its binfmt_misc entries)
 QEMU = {"amd64": "x86_64", "arm64": "aarch64", "armhf": "arm"}
@@ -202,13 +202,14 @@ class Chroot:
 
 
 def redis_bin(directory: Path) -> Path:
-    """Write `directory`/redis-server and redis-cli: trixie's own binaries, run on this machine by the
-    root's dynamic loader with the root's libraries (no chroot, so ports and paths are this machine's)."""
+    """Write `directory`/redis-server, redis-cli and redis-check-aof: trixie's own binaries, run on this
+    machine by the root's dynamic loader with the root's libraries (no chroot, so ports and paths are
+    this machine's)."""
     base = root(REDIS)
     loader = base / "lib64" / "ld-linux-x86-64.so.2"
     libraries = ":".join(str(base / d) for d in ("usr/lib/x86_64-linux-gnu", "lib/x86_64-linux-gnu"))
     directory.mkdir(parents=True, exist_ok=True)
-    for name in ("redis-server", "redis-cli"):
+    for name in ("redis-server", "redis-cli", "redis-check-aof"):
         wrapper = directory / name
         wrapper.write_text(f'#!/bin/sh\nexec "{loader}" --library-path "{libraries}" "{base}/usr/bin/{name}" "$@"\n')
         wrapper.chmod(0o755)
@@ -221,8 +222,8 @@ def main(argv: list[str] | None = None) -> int:
     build = commands.add_parser("root", help="build (or find in the cache) a trixie root and print its path")
     build.add_argument("--arch", default="amd64", help="Debian architecture (amd64, arm64, armhf)")
     build.add_argument("packages", nargs="*", help="packages the root holds")
-    redis = commands.add_parser("redis-bin", help="write trixie's redis-server and redis-cli, runnable here, into DIR")
-    redis.add_argument("directory", type=Path, help="where the two commands go (put it first in PATH)")
+    redis = commands.add_parser("redis-bin", help="write trixie's redis-server, redis-cli and redis-check-aof, runnable here, into DIR")
+    redis.add_argument("directory", type=Path, help="where the commands go (put it first in PATH)")
     args = parser.parse_args(argv)
     if args.command == "root":
         print(root(tuple(args.packages), args.arch))

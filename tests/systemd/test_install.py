@@ -186,6 +186,8 @@ def test_dry_run_prints_every_step_and_changes_nothing(system, redis_port):
                      "would run: redis-cli CONFIG SET appendonly yes", "would run: redis-cli CONFIG SET appendfsync always",
                      "would run: redis-cli CONFIG SET maxmemory-policy noeviction",
                      "would write /etc/redis/tablemate.conf", "include /etc/redis/tablemate.conf",
+                     "would write /usr/local/lib/tablemate/redis-aof-tail",
+                     "would write /etc/systemd/system/redis-server.service.d/tablemate.conf",
                      "would run: useradd --system --user-group --home-dir /var/lib/tablemate",
                      "would write /etc/tablemate/pi.toml", "would run: python3 -m venv",
                      "dtparam=i2c_arm_baudrate=400000",
@@ -204,6 +206,12 @@ def test_install_sets_up_a_fresh_pi_and_asks_for_the_reboot(system, redis_port):
     assert (root / "etc/tablemate/pi.toml").read_text() == PI_TOML
     assert (root / "etc/redis/tablemate.conf").read_bytes() == (system.repo / "systemd/redis-tablemate.conf").read_bytes()
     assert (root / "etc/redis/redis.conf").read_text().splitlines().count("include /etc/redis/tablemate.conf") == 1
+    # redis-server's drop-in runs the torn-tail check, installed where it says, before each start of Redis
+    drop_in = (root / "etc/systemd/system/redis-server.service.d/tablemate.conf").read_text()
+    assert drop_in == (system.repo / "systemd/redis-server.service.d/tablemate.conf").read_text()
+    check = next(line for line in drop_in.splitlines() if line.startswith("ExecStartPre=-+")).split()[0].removeprefix("ExecStartPre=-+")
+    assert (root / check.lstrip("/")).read_bytes() == (system.repo / "systemd/redis-aof-tail").read_bytes()
+    assert (root / check.lstrip("/")).stat().st_mode & 0o777 == 0o755
     assert redis_config(redis_port) == {"appendonly": "yes", "appendfsync": "always"}
     config_txt = (root / "boot/firmware/config.txt").read_text()
     assert config_txt.startswith(CONFIG_TXT)

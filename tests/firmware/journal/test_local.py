@@ -303,19 +303,31 @@ def test_a_game_repaired_in_redis_is_not_undone_by_the_local_copy(table, tmp_pat
     assert journal.load("g1").entries == [] and not journal.notices
 
 
-def test_a_torn_last_line_is_ignored_and_a_damaged_line_is_reported_and_kept_aside(table, caplog, memory_url):
+#: a record the power cut while it was written: its start on the disk and not its end, or its end
+#: and not its start (the blocks never written read back as zeros)
+RECORD = b'{"t":"entries","gid":"g1","first":4,"fields":[{"kind":"action","action":"{\\"n\\": 4}"}]}\n'
+#: what the start says when the local copy gave Redis back entry 3, and no more: nothing of damage
+SAVED_FROM_COPY = ("Redis lacked 1 entries", "Saved from local copy")
+TORN = {"its start": (RECORD[:40], "its end missing"),
+        "its end": (b"\0" * 40 + RECORD[40:], "its start never written: NUL bytes")}
+
+
+@pytest.mark.parametrize("torn", TORN)
+def test_a_torn_last_line_is_ignored_and_a_damaged_line_is_reported_and_kept_aside(table, caplog, memory_url, torn):
     journal = table.start()
     played(journal, 2)
     table.down()
     journal.append("g1", 3, {"n": 3})
     table.down(False)
     path = table.directory / "t1.jsonl"
+    data, how = TORN[torn]
     with path.open("ab") as file:
-        file.write(b'{"t":"entries","gid":"g1","first":4,"fie')  # the power went during this write
+        file.write(data)  # the power went during this write
 
     journal = table.start()
-    assert "the last line was cut short" in caplog.text and numbers(journal, "g1") == [1, 2, 3]
-    assert b'"fie' not in path.read_bytes()  # compacted away
+    assert f"t1.jsonl: its last line was torn by a power cut while it was written ({len(data)} bytes, {how}): ignored" in caplog.text
+    assert numbers(journal, "g1") == [1, 2, 3] and [lines for lines, _ in journal.notices] == [SAVED_FROM_COPY]
+    assert data not in path.read_bytes()  # compacted away
     table.recovered(journal)
 
     table.down()

@@ -4,6 +4,7 @@ that waits too long is marked on the screen until it is on the disk; and at the 
 inputs shown but never saved are named."""
 
 import threading
+import time
 
 import pytest
 
@@ -11,7 +12,11 @@ from firmware.journal import SAVE_MARK_S, Journal, Writer
 from firmware.journal.local import LocalCopy
 from firmware.journal.records import REPLACING, replacing
 from firmware.journal.shown import Shown
+from firmware.screens import Screen
 from firmware.store import connect, table_key
+from tests.e2e.autopilot import Autopilot
+from tests.e2e.games import bot_game, components, enrol
+from tests.e2e.rig import Rig
 
 from .test_local import T, Table, numbers, played
 
@@ -78,6 +83,71 @@ def test_a_slow_disk_never_holds_the_table_and_what_queued_up_goes_out_together_
     journal.close()
 
 
+def test_at_the_table_taps_are_shown_while_the_card_stalls_and_marked_until_they_are_on_the_disk(redis_server, tmp_path,
+                                                                                                     monkeypatch):
+    """The appliance (mock readers and buttons, its loop, its writer thread, a local copy): while the
+    card holds the writer in its first fdatasync, the players' next inputs are applied and drawn, and
+    what each frame shows is noted only once that frame is out; after SAVE_MARK_S the table says
+    "Not saved yet"; once the card answers, everything is saved, the queued writes with one fsync."""
+    actions = bot_game("taj_mahal", 3, {}, 7)
+    rig = Rig(redis_server.url, local_dir=tmp_path / "state")
+    uids = enrol(rig.table.tags, components("taj_mahal", actions))
+    for label in ("Taj Mahal", "3 players", "Hints on"):
+        rig.choose(label)
+    writer = rig.table.journal
+    writer.start()
+    card, order = SlowCard(monkeypatch), []
+    show, note = rig.app.display.show, writer.shown.note
+    monkeypatch.setattr(rig.app.display, "show", lambda image: (order.append("frame"), show(image)))
+    monkeypatch.setattr(writer.shown, "note", lambda shown: (order.append("note"), note(shown)))
+    try:
+        Autopilot(rig.table, rig, lambda component: uids[component["id"]]).play(actions[:3])
+        assert card.syncs == 1 and writer.unsaved == 3  # the first write is in the card's fdatasync
+        assert len(rig.table.session.actions) == 3 and rig.image == Screen().render(rig.table.view())
+        assert order.count("note") == 3 and all(order[n - 1] == "frame" for n, what in enumerate(order) if what == "note")
+        assert not rig.table.view().offline
+        time.sleep(SAVE_MARK_S + 0.05)
+        rig.app.loop.idle()
+        view = rig.table.view()
+        assert view.offline and view.hint == "! Not saved yet" and "3 action(s) shown are not yet on the disk" in rig.app.loop.status()
+    finally:
+        card.release()
+    assert writer.wait(5)
+    rig.app.loop.idle()
+    assert not rig.table.view().offline and "not yet on the disk" not in rig.app.loop.status()
+    assert card.syncs == 2 and writer.load(rig.table.session.gid).actions == actions[:3]
+    rig.close()
+
+
+def test_at_the_table_an_input_shown_and_lost_with_the_power_is_named_on_the_screen_at_the_next_start(redis_server,
+                                                                                                     tmp_path, monkeypatch):
+    """The power goes while Redis is down: the last play was shown, its write never reached Redis,
+    and the card lost the local copy's record of it, but the note of what was shown reached it. The
+    table started again says so on its screen, naming the play, and goes on from the play before."""
+    actions = bot_game("taj_mahal", 3, {}, 7)
+    rig = Rig(redis_server.url, local_dir=tmp_path / "state")
+    uids = enrol(rig.table.tags, components("taj_mahal", actions))
+    for label in ("Taj Mahal", "3 players", "Hints on"):
+        rig.choose(label)
+    hands = Autopilot(rig.table, rig, lambda component: uids[component["id"]])
+    hands.play(actions[:2])
+    redis_server.kill()
+    monkeypatch.setattr(LocalCopy, "entries", lambda *args: None)
+    hands.play(actions[2:3])
+    assert len(rig.table.session.actions) == 3 and rig.table.journal.pending
+    rig.close()  # the power is gone: nothing more reaches Redis or the card
+    monkeypatch.undo()
+    redis_server.start()
+
+    rig = Rig(redis_server.url, local_dir=tmp_path / "state")
+    rig.app.loop.idle()  # the first tick after the start, as the loop's
+    view = rig.table.view()
+    assert view.lines[:2] == ("Not saved before", "the power went:") and view.lines[-1] == "Tap it again"
+    assert view.lines[2].startswith(rig.table.session.players[actions[2]["player"]])
+    assert rig.table.session.actions == tuple(actions[:2])
+    rig.close()
+
+
 def test_a_write_is_saved_once_the_local_copy_holds_it_on_the_disk_while_redis_is_down(memory_url, tmp_path):
     """The store down: the write waits for Redis with its reason, but it is on the disk, so it is
     not "not saved yet"."""
@@ -141,6 +211,7 @@ def test_inputs_shown_and_lost_with_the_power_are_named_at_the_next_start(memory
     monkeypatch.setattr(LocalCopy, "entries", lambda *args: None)
     journal.append("g1", 3, {"n": 3})
     journal.append("g1", 4, None)
+    journal.send()  # their frame shown
     monkeypatch.undo()
     journal.journal.close()
     table.down(False)
@@ -158,6 +229,7 @@ def test_inputs_shown_and_lost_with_the_power_are_named_at_the_next_start(memory
 def test_inputs_the_store_holds_are_not_named(memory_url, tmp_path):
     journal = writer(memory_url, tmp_path)
     played(journal, 3)
+    journal.send()
     journal.journal.close()
     assert len(Shown(tmp_path / "state", "t1").read()) == 3
     assert not writer(memory_url, tmp_path).notices
@@ -166,7 +238,7 @@ def test_inputs_the_store_holds_are_not_named(memory_url, tmp_path):
 def test_a_torn_or_damaged_line_of_the_record_is_skipped(tmp_path):
     shown = Shown(tmp_path, "t1")
     shown.open()
-    shown.note("g1", 1, [{"n": 1}, None])
+    shown.note([("g1", 1, [{"n": 1}, None])])
     shown.close()
     with open(shown.path, "ab") as file:
         file.write(b'{"gid": "g1", "entry": 3, "act')
