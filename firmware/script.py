@@ -23,7 +23,7 @@ import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TextIO
+from typing import Callable, TextIO
 
 from drivers.buttons import ROLES
 from drivers.readers import MockReader, normalise_uid
@@ -33,7 +33,7 @@ from engines.core.data import FileRefused, read_text
 PRESS_S = 0.08
 #: time that passes after every step in virtual time, as at a real table
 THINK_S = 0.3
-#: how long a real-time step waits at most for the buttons to report a press
+#: how long a real-time step waits at most for the drivers' threads to report it (a press, a card lifted)
 REPORTED_S = 5.0
 
 
@@ -133,9 +133,19 @@ class Hands:
 
 
 class RealTime(Hands):
-    """Steps at the speed of a table, while the app's loop runs in its own thread. A press returns once
-    the buttons' thread has reported it, however late a busy machine lets that thread run: the next
-    step, a tap reported at once, must not overtake it."""
+    """Steps at the speed of a table, while the app's loop runs in its own thread. A step returns once
+    the drivers' own threads have reported it, however late a busy machine lets them run: a press once
+    the buttons' thread has (the next step, a tap reported at once, must not overtake it), a tap once
+    the readers' thread has seen the card lifted (the same card tapped next would otherwise meet it
+    still resting there, and count once)."""
+
+    def do(self, step: Step) -> None:
+        super().do(step)
+        if step.verb == "tap":
+            reader = self.app.readers.readers[step.args[0]]
+            deadline = time.monotonic() + REPORTED_S
+            while reader.present is not None and time.monotonic() < deadline:
+                time.sleep(0.005)
 
     def _button(self, role: str, seconds: float) -> None:
         super()._button(role, seconds)
@@ -143,6 +153,12 @@ class RealTime(Hands):
 
     def passes(self, seconds: float) -> None:
         time.sleep(seconds)
+
+    @staticmethod
+    def _until(reported: Callable[[], bool]) -> None:
+        deadline = time.monotonic() + REPORTED_S
+        while not reported() and time.monotonic() < deadline:
+            time.sleep(0.005)
 
 
 class VirtualClock:

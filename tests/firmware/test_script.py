@@ -1,6 +1,7 @@
 """Scripts played in real time, as `tablemate run --script --realtime` and the console play them:
-their first step waits for the table to be ready, and their order holds however late a busy machine
-lets the buttons' thread report a press."""
+their first step waits for the table to be ready, and each step reaches the table in order, as one
+input, however late a busy machine (a loaded desktop, a VM in emulation) lets the buttons' thread
+report a press or the readers' thread see a card lifted."""
 
 import subprocess
 import sys
@@ -9,6 +10,8 @@ import time
 from pathlib import Path
 
 import drivers.buttons
+from drivers.readers import TagEvent
+from drivers.readers.group import ReaderGroup
 from firmware import tagfile
 from firmware.app import App
 from firmware.journal import Journal
@@ -81,3 +84,27 @@ def test_a_real_time_script_plays_once_the_table_is_ready_however_late_redis_ans
             table.kill()
         if server is not None:
             server.stop()
+
+
+def test_the_same_card_tapped_twice_is_two_taps_however_late_the_readers_thread_polls(memory_url, monkeypatch):
+    """The readers' thread sees the lifted card's empty field only after more than the gap and a half
+    the tap waits: the second tap waits for that, instead of meeting the card still resting there."""
+    poll_once = ReaderGroup.poll_once
+
+    def late(group):
+        time.sleep(1.2)
+        poll_once(group)
+
+    monkeypatch.setattr(ReaderGroup, "poll_once", late)
+    app = App.build(mocked_profile(memory_url), web=False)
+    app.readers.start()
+    try:
+        RealTime(app).play(parse("tap seat0 04000001\ntap seat0 04000001"))
+        arrived = []
+        while not app.loop.events.empty():
+            event = app.loop.events.get_nowait()
+            if isinstance(event, TagEvent) and event.kind == "arrived":
+                arrived.append(event.uid)
+        assert arrived == ["04000001", "04000001"]
+    finally:
+        app.close()
