@@ -38,7 +38,6 @@ class I2cBus(Device):
         self.panel = panel
         self.lock = threading.Lock()
         self.address = 0  # i2c-dev's client address, per open file in the kernel; one user here
-        self.refused = 0
 
     def ioctl(self, call: Call) -> tuple[int, bytes]:
         command = call.command
@@ -118,7 +117,6 @@ class I2cBus(Device):
 
     def _write(self, address: int, payload: bytes) -> None:
         if self.panel is None or address != self.panel.address:
-            self.refused += 1
             raise Failed(errno.EREMOTEIO)
         if payload:
             self.panel.take(Transaction(address, payload))

@@ -43,7 +43,6 @@ class SpiDev(Device):
     def __init__(self, chip=None, lock: "threading.Lock | None" = None, floating: int = 0x00):
         self.chip, self.lock, self.floating = chip, lock or threading.Lock(), floating
         self.settings = {"mode": 0, "lsb_first": 0, "bits_per_word": 8, "max_speed_hz": MAX_SPEED_HZ}
-        self.messages = 0
 
     def ioctl(self, call: Call) -> tuple[int, bytes]:
         command = call.command
@@ -74,7 +73,7 @@ class SpiDev(Device):
             raise Failed(errno.EINVAL)  # the RC522 protocol is bytes; the Pi's controller takes 8 only
         if name == "max_speed_hz" and value == 0:
             raise Failed(errno.EINVAL)
-        self.settings[name] = value or 8 if name == "bits_per_word" else value
+        self.settings[name] = (value or 8) if name == "bits_per_word" else value
 
     def _message(self, call: Call, size: int) -> tuple[int, bytes]:
         if size % TRANSFER.size:
@@ -100,7 +99,6 @@ class SpiDev(Device):
                 if rx:
                     answer += bytes(received)
                 total += length
-        self.messages += 1
         return total, answer
 
     def _transaction(self, sent: list[int]) -> list[int]:
