@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench run clean
+.PHONY: demo test bench run system-test arm64-check test-trixie clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,22 @@ bench: $(STAMP)
 # config/desktop.toml); the demos' tag files are enrolled so every game can be played.
 run: $(STAMP)
 	$(VENV)/bin/tablemate sim $(foreach f,$(wildcard firmware/demos/*.tags.toml),--tags $(f))
+
+# The owner's OS booted: a Debian trixie VM (QEMU; KVM when it works, else TCG) in which install.sh
+# sets tablemate up as the README says, then the service under systemd, a power pull, the watchdog,
+# the backup (tests/platform/system.py). As root; the image is built once into ~/.cache/tablemate-ci.
+system-test: $(STAMP)
+	$(PY) -m tests.platform.system
+
+# The Pi's architecture: install.sh's package and pip steps in a trixie arm64 root under qemu-user,
+# then the hardware libraries, every module and `tablemate demo` there (tests/platform/arm.py). As root.
+arm64-check: $(STAMP)
+	$(PY) -m tests.platform.arm --arch arm64
+
+# The whole suite on the owner's Python: `make test` in a Debian trixie root (Python 3.13, Redis 8,
+# chromium) with its own virtualenv (tests/platform/suite.py). As root.
+test-trixie:
+	$(PYTHON) -m tests.platform.suite
 
 clean:
 	rm -rf $(VENV) build *.egg-info

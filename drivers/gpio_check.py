@@ -1,7 +1,7 @@
 """Is the `RPi.GPIO` module rpi-lgpio's shim? (for the start-up check and `tablemate doctor`)
 
 The original RPi.GPIO and rpi-lgpio install the same module, `RPi.GPIO`, and cannot coexist: the
-original cannot drive a Pi 5 nor a Bookworm kernel's /dev/gpiochip, and installing `mfrc522` with
+original cannot drive a Pi 5 nor the /dev/gpiochip of Raspberry Pi OS's kernels since bookworm, and installing `mfrc522` with
 its dependencies silently puts it back over the shim; uninstalling either package afterwards
 deletes the other's files. Our own readers and buttons use gpiozero and spidev, not RPi.GPIO; luma's
 SPI display interface does (its D/C and reset lines).
@@ -37,7 +37,7 @@ def check_rpi_gpio(*, required: bool = True, path: list[str] | None = None) -> s
     if not _is_lgpio_shim(origin):
         where = f" (package {owners[0]})" if owners else ""
         return (f"RPi.GPIO at {origin}{where} is the original RPi.GPIO, not rpi-lgpio's shim: it cannot drive "
-                f"a Pi 5 or Raspberry Pi OS Bookworm's GPIO character device. Fix: {FIX}")
+                f"a Pi 5 or the GPIO character device of Raspberry Pi OS (bookworm, trixie). Fix: {FIX}")
     return None
 
 

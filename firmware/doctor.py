@@ -8,15 +8,21 @@ version and receiver gain); the display answering, and for an I2C panel the bus 
 wanted); RPi.GPIO being rpi-lgpio's; the user in the groups that own the
 devices; the club, with [club] (its login, the table's name there, how far the copy has come); and
 the service's state. Run it with the service stopped: they would claim the same GPIO.
+Each finding is one line: the drivers' own log lines (the same faults) and gpiozero's warnings
+while it looks for a pin library (folded into the buttons' line) are not printed besides. A check
+this user may not make (another user's local copy) says so, "not checked", instead of a problem.
 Exit status 0 when nothing is wrong, 1 otherwise.
 """
 
 import grp
+import logging
 import os
 import pwd
 import shutil
 import subprocess
 import sys
+import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, TextIO
@@ -42,8 +48,12 @@ READER_SETTLE_S = 1.0
 
 @dataclass(frozen=True)
 class Finding:
-    ok: bool
+    #: True fine, False a problem, None not checked (this user may not)
+    ok: bool | None
     text: str
+
+
+LABELS = {True: "ok", False: "PROBLEM", None: "not checked"}
 
 
 def check_store(profile: Profile) -> list[Finding]:
@@ -145,10 +155,18 @@ def check_i2c_speed(profile: Profile, root: Path = Path("/")) -> list[Finding]:
 
 
 def check_buttons(profile: Profile) -> list[Finding]:
-    try:
-        open_buttons(profile.buttons, lambda event: None).close()
-    except ButtonError as error:
-        return [Finding(False, f"buttons: {error}")]
+    """The buttons set up; when no pin library works, what gpiozero found wrong with each it tried."""
+    from gpiozero.exc import NativePinFactoryFallback, PinFactoryFallback
+
+    with warnings.catch_warnings(record=True) as found:
+        warnings.simplefilter("always", PinFactoryFallback)
+        warnings.simplefilter("always", NativePinFactoryFallback)
+        try:
+            open_buttons(profile.buttons, lambda event: None).close()
+        except ButtonError as error:
+            tried = "; ".join(dict.fromkeys(str(w.message).removeprefix("Falling back from ") for w in found
+                                            if issubclass(w.category, PinFactoryFallback)))
+            return [Finding(False, f"buttons: {error}" + (f" (gpiozero tried {tried})" if tried else ""))]
     return [Finding(True, f"buttons ({profile.buttons.driver}): {len(profile.buttons.pins)} set up")]
 
 
@@ -188,10 +206,31 @@ CHECKS: tuple[Callable[[Profile], list[Finding]], ...] = (check_store, check_loc
                                                           check_i2c_speed, check_buttons, check_gpio, check_groups)
 
 
+@contextmanager
+def _one_line_each():
+    """While the checks run: the drivers' log lines dropped (each fault is a finding already) and
+    gpiozero's pin library fallbacks not printed (check_buttons folds them into its line)."""
+    from gpiozero.exc import NativePinFactoryFallback, PinFactoryFallback
+
+    drivers = logging.getLogger("drivers")
+    quiet = logging.NullHandler()
+    drivers.addHandler(quiet)
+    propagate, drivers.propagate = drivers.propagate, False
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PinFactoryFallback)
+            warnings.simplefilter("ignore", NativePinFactoryFallback)
+            yield
+    finally:
+        drivers.propagate = propagate
+        drivers.removeHandler(quiet)
+
+
 def run_checks(profile: Profile, out: TextIO = sys.stdout) -> int:
-    findings = [finding for check in CHECKS for finding in check(profile)] + check_service()
+    with _one_line_each():
+        findings = [finding for check in CHECKS for finding in check(profile)] + check_service()
     for finding in findings:
-        print(f"{'ok' if finding.ok else 'PROBLEM'}: {finding.text}", file=out)
-    bad = sum(not f.ok for f in findings)
+        print(f"{LABELS[finding.ok]}: {finding.text}", file=out)
+    bad = sum(finding.ok is False for finding in findings)
     print(f"{'all well' if not bad else f'{bad} problem(s)'}", file=out)
     return 1 if bad else 0

@@ -23,7 +23,7 @@ import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TextIO
+from typing import Callable, TextIO
 
 from drivers.buttons import ROLES
 from drivers.readers import MockReader, normalise_uid
@@ -32,6 +32,8 @@ from drivers.readers import MockReader, normalise_uid
 PRESS_S = 0.08
 #: time that passes after every step in virtual time, as at a real table
 THINK_S = 0.3
+#: in real time, how long a step waits at most for the drivers' threads to report it
+REPORTED_S = 30.0
 
 
 class BadScript(ValueError):
@@ -126,10 +128,27 @@ class Hands:
 
 
 class RealTime(Hands):
-    """Steps at the speed of a table, while the app's loop runs in its own thread."""
+    """Steps at the speed of a table, while the app's loop runs in its own thread. A step ends once
+    the drivers' own threads have reported it (a press once its release is debounced, a tap once
+    the card's removal is seen): on a machine too busy to run them in time, a tap would otherwise
+    overtake the press before it, or meet its reader still taking the last card as resting."""
+
+    def do(self, step: Step) -> None:
+        super().do(step)
+        if step.verb == "tap":
+            reader = self.app.readers.readers[step.args[0]]
+            self._until(lambda: reader.present is None)
+        elif step.verb in ("press", "hold"):
+            self._until(self.app.buttons.settled)
 
     def passes(self, seconds: float) -> None:
         time.sleep(seconds)
+
+    @staticmethod
+    def _until(reported: Callable[[], bool]) -> None:
+        deadline = time.monotonic() + REPORTED_S
+        while not reported() and time.monotonic() < deadline:
+            time.sleep(0.005)
 
 
 class VirtualClock:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Sets up a Raspberry Pi (Raspberry Pi OS Bookworm) to run tablemate as a systemd service, from
-# this checkout: apt packages, I2C and SPI, Redis with AOF, the service user, a virtualenv with
+# Sets up a Raspberry Pi (Raspberry Pi OS trixie, or bookworm) to run tablemate as a systemd service,
+# from this checkout: apt packages, I2C and SPI, Redis with AOF, the service user, a virtualenv with
 # the `pi` extra, /etc/tablemate/pi.toml, the unit, the nightly backup timer. Idempotent: a
 # second run changes nothing, and after `git pull` a run upgrades the installed copy. See
 # README.md, section Raspberry Pi.
@@ -8,7 +8,15 @@ set -euo pipefail
 
 SERVICE_USER=tablemate
 HARDWARE_GROUPS=(gpio spi i2c)
-APT_PACKAGES=(python3-venv python3-dev build-essential redis-server redis-tools i2c-tools)
+# python3-dev, build-essential and swig build what PyPI has no wheel for here: spidev (none at all),
+# lgpio on Python 3.13 (trixie; its wheels are for 3.9-3.12), Pillow on armhf (ARMHF_PACKAGES).
+APT_PACKAGES=(python3-venv python3-dev build-essential swig redis-server redis-tools i2c-tools)
+ARMHF_PACKAGES=(libjpeg-dev zlib1g-dev)
+# PYPI=1 makes lgpio's setup.py compile its own copy of the lg library, as its PyPI wheels are built
+# (Debian packages no liblgpio to link to). --prefer-binary takes a wheel over a newer release that
+# would have to be built here: cbor2 (luma.core's) from 6.0 needs a Rust compiler on armhf.
+PIP_ENV=(env PYPI=1)
+PIP_OPTIONS=(--quiet --prefer-binary)
 # pip packages that depend on the original RPi.GPIO, which would replace rpi-lgpio's RPi.GPIO
 # module: installed with --no-deps, after the rest of the `pi` extra.
 NO_DEPS_PACKAGES=(mfrc522)
@@ -186,12 +194,13 @@ check_before_changing() {
     fi
 
     codename=$(sed -n 's/^VERSION_CODENAME=//p' "$(at /etc/os-release)" 2>/dev/null || true)
-    if [ "$codename" != bookworm ]; then
-        warn "written for Raspberry Pi OS Bookworm; this is ${codename:-an unknown release}: going on"
-    fi
+    case $codename in
+        trixie | bookworm) say "Release: $codename" ;;
+        *) warn "written for Raspberry Pi OS trixie (and bookworm); this is ${codename:-an unknown release}: going on" ;;
+    esac
     command -v python3 >/dev/null || die "python3 is missing (Raspberry Pi OS has it; nothing was changed)" 2
     python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' ||
-        die "tablemate needs Python 3.11 or newer (Raspberry Pi OS Bookworm has 3.11; nothing was changed)" 2
+        die "tablemate needs Python 3.11 or newer (Raspberry Pi OS trixie has 3.13, bookworm 3.11; nothing was changed)" 2
 
     for file in /boot/firmware/config.txt /boot/config.txt; do
         if [ -f "$(at "$file")" ]; then
@@ -205,11 +214,14 @@ check_before_changing() {
 }
 
 install_apt_packages() {
-    local package installed missing=()
-    say "Packages: ${APT_PACKAGES[*]}"
+    local package installed packages=("${APT_PACKAGES[@]}") missing=()
+    if [ "$(dpkg --print-architecture)" = armhf ]; then
+        packages+=("${ARMHF_PACKAGES[@]}")
+    fi
+    say "Packages: ${packages[*]}"
     # shellcheck disable=SC2016 # ${Package} and ${Status} are dpkg-query's fields
-    installed=$(dpkg-query -W -f='${Package} ${Status}\n' "${APT_PACKAGES[@]}" 2>/dev/null || true)
-    for package in "${APT_PACKAGES[@]}"; do
+    installed=$(dpkg-query -W -f='${Package} ${Status}\n' "${packages[@]}" 2>/dev/null || true)
+    for package in "${packages[@]}"; do
         grep -qx "$package install ok installed" <<<"$installed" || missing+=("$package")
     done
     if [ ${#missing[@]} -eq 0 ]; then
@@ -289,16 +301,25 @@ configure_boot() {
     fi
 }
 
-# A reboot is still pending when config.txt turns a bus on but its device node is missing.
+# A device node that config.txt's buses should bring is missing: a reboot is pending while config.txt
+# changed since this system started (the kernel's btime); once the system started with it, the
+# firmware or the kernel did not bring the device up, which no reboot mends: said with where to look.
 check_devices() {
-    local device
+    local device missing=() booted
     [ -n "$BOOT_CONFIG" ] && [ ${#REBOOT_REASONS[@]} -eq 0 ] || return 0
     for device in /dev/i2c-1 /dev/spidev0.0; do
-        [ -e "$(at "$device")" ] || REBOOT_REASONS+=("$device is missing although $BOOT_CONFIG turns its bus on")
+        [ -e "$(at "$device")" ] || missing+=("$device")
     done
     if has_line "$BOOT_CONFIG" "$SPI1_RE" && [ ! -e "$(at /dev/spidev1.0)" ]; then
-        REBOOT_REASONS+=("/dev/spidev1.0 is missing although $BOOT_CONFIG has dtoverlay=spi1-3cs")
+        missing+=(/dev/spidev1.0)
     fi
+    [ ${#missing[@]} -gt 0 ] || return 0
+    booted=$(sed -n 's/^btime //p' "$(at /proc/stat)" 2>/dev/null || true)
+    if [ -z "$booted" ] || [ "$(date -r "$(at "$BOOT_CONFIG")" +%s)" -ge "$booted" ]; then
+        REBOOT_REASONS+=("$BOOT_CONFIG changed since this system started, and ${missing[*]} (its buses' devices) are missing")
+        return
+    fi
+    warn "${missing[*]} missing although $BOOT_CONFIG turns their buses on and this system started with it: an overlay or parameter the firmware did not apply (a typo, a line under a [section] that is not this board's), or a kernel module that did not load. A reboot will not change that. Look at: sudo vclog --msg (the firmware's log: overlays that failed); sudo dmesg | grep -i -e spi -e i2c; lsmod | grep -e spidev -e i2c_dev. tablemate starts anyway, and its screen, systemctl status and tablemate doctor name each part it misses"
 }
 
 redis_cli() { redis-cli "$@" | tr -d '\r'; }
@@ -469,9 +490,9 @@ install_python_packages() {
         run "$pip" uninstall --yes RPi.GPIO rpi-lgpio
     fi
     copy_source
-    run "$pip" install --quiet "$WORK_DIR" "${with_deps[@]}"
+    run "${PIP_ENV[@]}" "$pip" install "${PIP_OPTIONS[@]}" "$WORK_DIR" "${with_deps[@]}"
     if [ ${#no_deps[@]} -gt 0 ]; then
-        run "$pip" install --quiet --no-deps "${no_deps[@]}"
+        run "${PIP_ENV[@]}" "$pip" install "${PIP_OPTIONS[@]}" --no-deps "${no_deps[@]}"
         note "(when pip says that mfrc522 requires RPi.GPIO, which is not installed: expected, rpi-lgpio provides the module)"
     fi
     if [ "$DRY_RUN" = 1 ]; then
@@ -655,4 +676,7 @@ main() {
     finish
 }
 
-main "$@"
+# Sourced (tests/platform/arm.py runs its steps in another architecture's root), it only defines them.
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+    main "$@"
+fi

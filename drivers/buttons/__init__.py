@@ -115,6 +115,10 @@ class ButtonPanel:
         """The GPIO of a role's button (with `seat` for a seat's own withdraw button)."""
         return self._pins[role, seat]
 
+    def settled(self) -> bool:
+        """Every edge so far is reported: no button is settling or may still become a hold."""
+        return not self._busy()
+
     def update(self) -> None:
         """Report whatever debouncing and holds make due at the clock's current time; claim the GPIOs
         again when they failed and the back-off has run out."""

@@ -2,10 +2,12 @@
 its directory takes a file and how much room its disk has, what it holds (games, entries, tags) and
 when it was last written, and whether Redis agrees with it (the journal's `local` token and the
 tag map's `local:tags` are the file's; the current game has as many entries in both). It only
-looks: a damaged file is named, not kept aside."""
+looks: a damaged file is named, not kept aside. Another user's directory this user may not open
+(the service's, to the Pi's login) is not checked, and said so (fine None), not called unwritable."""
 
 import datetime
 import os
+import pwd
 import tempfile
 from pathlib import Path
 
@@ -21,13 +23,17 @@ LOW_FREE_BYTES, LOW_FREE_SHARE = 100 * 2**20, 0.05
 RESTART = "restart the table (sudo systemctl restart tablemate): its start writes to Redis what the copy holds and Redis lacks, then the copy again from Redis"
 
 
-def check(profile: Profile) -> list[tuple[bool, str]]:
-    """(fine, sentence) for each thing looked at."""
+def check(profile: Profile) -> list[tuple[bool | None, str]]:
+    """(fine, sentence) for each thing looked at; fine is None for a check this user may not make."""
     store = choose(profile.store.url, profile.store.fallback)
     directory = profile.store.copy_dir(store.url)
     if directory is None:
         why = "[store] local_dir is not set" if profile.store.local_dir is None else "the store is in this process's memory"
         return [(True, f"local copy: off ({why}): Redis alone keeps the games and the tag map")]
+    owner = _closed_to_me(directory)
+    if owner is not None:
+        return [(None, f"local copy {directory}: it is {owner}'s and user {_name(os.geteuid())} may not open it; run the doctor "
+                       f"as root or as {owner} for this check (sudo -u {owner} tablemate doctor)")]
     table = profile.table.id
     found = _disk(directory)
     games, tags = LocalCopy(directory, table), TagCopy(directory, table)
@@ -44,6 +50,25 @@ def check(profile: Profile) -> list[tuple[bool, str]]:
         return found + _agreement(Journal(connect(store.url), table), held_games, held_tags)
     except STORE_ERRORS:
         return found + [(True, "local copy: not compared with Redis, which does not answer (see above)")]
+
+
+def _closed_to_me(directory: Path) -> str | None:
+    """The owner of `directory` when it is another user's and closed to this one (so this user cannot
+    tell whether the table may write it); None when this user can look: root, the owner, or allowed."""
+    try:
+        info = directory.stat()
+    except OSError:
+        return None
+    if os.geteuid() in (0, info.st_uid) or os.access(directory, os.R_OK | os.W_OK | os.X_OK):
+        return None
+    return _name(info.st_uid)
+
+
+def _name(uid: int) -> str:
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return f"uid {uid}"
 
 
 def _disk(directory: Path) -> list[tuple[bool, str]]:

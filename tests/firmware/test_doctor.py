@@ -176,3 +176,36 @@ def test_a_local_copy_that_cannot_be_written_or_whose_disk_is_nearly_full_is_a_p
     monkeypatch.setattr(copyhealth, "LOW_FREE_BYTES", 2**62)
     code, out = doctor(tmp_path, with_local_dir(DESKTOP, "redis://127.0.0.1:1/0", tmp_path / "state"))
     assert code == 1 and f"PROBLEM: local copy {tmp_path}/state: the disk is nearly full" in out and "fix: free room" in out
+
+
+def test_another_users_local_copy_is_not_checked_and_said_so_instead_of_a_problem(tmp_path, redis_server, monkeypatch):
+    """The Pi's login running the doctor may not open the service's /var/lib/tablemate (0750 tablemate)."""
+    import os
+
+    state = tmp_path / "state"
+    state.mkdir()
+    owner = state.stat().st_uid
+    monkeypatch.setattr(os, "geteuid", lambda: owner + 4242)
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode, **kw: False if Path(path) == state else real_access(path, mode, **kw))
+    code, out = doctor(tmp_path, with_local_dir(DESKTOP, redis_server.url, state))
+    assert code == 0 and out.endswith("all well\n"), out
+    assert f"not checked: local copy {state}: it is " in out and f"user uid {owner + 4242} may not open it; run the doctor as root or as " in out
+    assert "cannot be written" not in out and "cannot be read" not in out
+
+
+def test_each_missing_part_is_one_line_and_gpiozeros_fallback_warnings_fold_into_the_buttons_line(tmp_path, monkeypatch, caplog, recwarn):
+    """Without spidev and a pin library: no log line of the drivers besides the findings, and the
+    reasons gpiozero gave for each pin library it tried in the buttons' line, not as warnings."""
+    monkeypatch.setattr(Device, "pin_factory", None)
+    monkeypatch.delenv("GPIOZERO_PIN_FACTORY", raising=False)
+    text = DESKTOP.replace('[[readers]]\nname = "seat0"\ndriver = "mock"\nseat = 0', '[[readers]]\nname = "seat0"\ndriver = "mfrc522"\nseat = 0\nbus = 0\ndevice = 0\nrst = 25')
+    text = text.replace('driver = "mock"                                # gpiozero MockFactory', 'driver = "gpio"  #')
+    code, out = doctor(tmp_path, with_store(text, "memory://"))
+    assert code == 1
+    assert [line for line in out.splitlines() if "seat0" in line] == [
+        line for line in out.splitlines() if line.startswith("PROBLEM: reader seat0 (mfrc522, seat 0): ")]
+    buttons = [line for line in out.splitlines() if line.startswith("PROBLEM: buttons: ")]
+    assert len(buttons) == 1 and "no GPIO access" in buttons[0] and "(gpiozero tried lgpio: " in buttons[0], out
+    assert [record.getMessage() for record in caplog.records if record.name.startswith("drivers")] == []
+    assert [str(warning.message) for warning in recwarn] == []

@@ -7,7 +7,8 @@ keeps it in /, so the installer's own queries (dpkg-query, getent, systemctl is-
 what its earlier commands did. Environment: FAKESYS_ROOT (the fake /), FAKESYS_LOG,
 FAKESYS_PYTHON (the real interpreter), FAKESYS_REDIS_CLI and FAKESYS_REDIS_PORT (the real
 redis-cli and the real redis-server it talks to), FAKESYS_REDIS_CONF (the redis.conf the fake
-apt-get installs), FAKESYS_DOCTOR ("ok", "fail" or "absent": what `tablemate doctor` does).
+apt-get installs), FAKESYS_DOCTOR ("ok", "fail" or "absent": what `tablemate doctor` does),
+FAKESYS_ARCH (what `dpkg --print-architecture` says; arm64 when unset).
 """
 
 import json
@@ -73,6 +74,12 @@ def dpkg_query(args: list[str]) -> int:
         else:
             print(f"{package} install ok installed")
     return 1 if unknown else 0
+
+
+def dpkg(args: list[str]) -> int:
+    assert args == ["--print-architecture"], args
+    print(os.environ.get("FAKESYS_ARCH", "arm64"))
+    return 0
 
 
 def apt_get(args: list[str]) -> int:
@@ -283,6 +290,15 @@ def remove_dist(venv: Path, name: str) -> bool:
     return True
 
 
+def build_lgpio() -> None:
+    """As lgpio 0.2.2.0's sdist builds on Python 3.13, which PyPI has no wheel of it for: SWIG makes
+    its wrapper, and without PYPI=1 it links -llgpio, a library Debian does not package."""
+    if "swig" not in installed_packages():
+        sys.exit("error: command 'swig' failed: No such file or directory\nERROR: Failed building wheel for lgpio")
+    if os.environ.get("PYPI") != "1":
+        sys.exit("/usr/bin/ld: cannot find -llgpio: No such file or directory\nERROR: Failed building wheel for lgpio")
+
+
 def pip_install(venv: Path, items: list[str], deps: bool, force: bool) -> None:
     import tomllib
     site = site_packages(venv)
@@ -297,6 +313,8 @@ def pip_install(venv: Path, items: list[str], deps: bool, force: bool) -> None:
         if dist_info(site, name) is not None and not force:
             continue
         remove_dist(venv, name)
+        if name.lower() == "lgpio":
+            build_lgpio()
         files, requires = PACKAGES[name.lower()]
         put_dist(site, name, "1.0", files)
         if deps:
@@ -328,7 +346,7 @@ def tablemate(args: list[str]) -> int:
 
 
 COMMANDS = {
-    "apt-get": apt_get, "dpkg-query": dpkg_query, "raspi-config": raspi_config,
+    "apt-get": apt_get, "dpkg": dpkg, "dpkg-query": dpkg_query, "raspi-config": raspi_config,
     "getent": getent, "groupadd": groupadd, "useradd": useradd, "usermod": usermod,
     "systemctl": systemctl, "runuser": runuser, "redis-cli": redis_cli, "chown": chown,
     "python3": python3, "pip": pip, "tablemate": tablemate,
