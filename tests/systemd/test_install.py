@@ -233,7 +233,10 @@ def test_install_sets_up_a_fresh_pi_and_asks_for_the_reboot(system, redis_port):
         assert (root / "etc/systemd/system" / unit).read_bytes() == (system.repo / "systemd" / unit).read_bytes()
     assert os.readlink(root / "etc/systemd/system/timers.target.wants/tablemate-backup.timer") == "/etc/systemd/system/tablemate-backup.timer"
     assert (root / "var/backups/tablemate").is_dir() and (root / "var/backups/tablemate").stat().st_mode & 0o777 == 0o755
-    assert (root / "var/lib/fakesys/owners").read_text() == "/var/backups/tablemate tablemate:tablemate\n"
+    # the state directory (the local copy) made before the first start, so that the doctor run then finds it
+    assert (root / "var/lib/tablemate").is_dir() and (root / "var/lib/tablemate").stat().st_mode & 0o777 == 0o750
+    assert (root / "var/lib/fakesys/owners").read_text() == ("/var/lib/tablemate tablemate:tablemate\n"
+                                                             "/var/backups/tablemate tablemate:tablemate\n")
     assert ["systemctl", "start", "tablemate-backup.timer"] in system.calls()
     # config.txt changed: no start, no doctor; the owner reboots
     assert "REBOOT NEEDED" in out and "sudo reboot" in out
