@@ -12,7 +12,6 @@ memory kept, so lighting it again (AFh) needs no new frame.
 """
 
 import contextlib
-import errno
 import logging
 import time
 from collections.abc import Callable
@@ -119,8 +118,8 @@ def explained(error: Exception, spec: Any) -> Exception:
     others = [address for address in PANEL_ADDRESSES if address != spec.address and _answers(spec.port, address)]
     if not others:
         return error
-    return OSError(errno.EREMOTEIO, f"nothing answers at 0x{spec.address:02X} on {bus}, but a device does at 0x{others[0]:02X}: "
-                                    f"set address = 0x{others[0]:02X} in [display] of the profile (or the panel's address jumper)")
+    return OSError(f"nothing answers at 0x{spec.address:02X} on {bus}, but a device does at 0x{others[0]:02X}: "
+                   f"set address = 0x{others[0]:02X} in [display] of the profile (or the panel's address jumper)")
 
 
 def _answers(port: int, address: int) -> bool:
