@@ -112,7 +112,7 @@ class App:
             from .web import Background
 
             app.web = Background(store.url, profile.table.id, profile.web.bind, profile.web.port,
-                                 on_failure=lambda text: loop.note("web view", text))
+                                 on_failure=lambda text: loop.note("web view", text), hosts=profile.web.hosts)
         if profile.club is not None:
             from .club import Uplink
 

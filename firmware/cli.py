@@ -10,13 +10,14 @@
     tablemate replay FILE [--json]                                the scores of a game log file
     tablemate tags list | export FILE | import FILE | forget UID  the enrolled tag map
     tablemate players add NAME | list | rename NAME NEW | forget NAME   player cards
-    tablemate club --url URL [--user U] [--bind ADDR] [--port N]  the club server's read-only page
+    tablemate club --url URL [--user U] [--password-file F] [--bind ADDR] [--port N]   the club server's read-only page
     tablemate club-acl [NAME...]                                  the club Redis's ACL line for each table
     tablemate manifest GAME [--json]                              a game's components: what to tag and enrol
     tablemate board check GAME FILE | install GAME FILE | list    the owner's board files
     tablemate backup FILE | --into DIR [--keep N]                 the games, tags, boards and profile in one file
     tablemate restore FILE                                        a backup checked whole, then brought back
     tablemate web [--bind ADDR] [--port N]                        the read-only live view
+    tablemate wiring [-o FILE]                                    the profile's wiring diagram (SVG)
     tablemate doctor                                              is everything answering?
     tablemate panel-off                                           the stopped table's panel, off later
 
@@ -26,12 +27,13 @@ Exit status: 0 done; 1 `log check` found damage, or the port of `web` or `club` 
 input (a file to read that is missing or unreadable too) or a damaged game (the message says which,
 and the command that deals with it); 3 the store does not answer or refuses; 74 (EX_IOERR) a file
 could not be written (the message names it and why); 78 (EX_CONFIG) a bad profile, which the
-service unit does not restart on.
+service unit does not restart on; 141 (128 + SIGPIPE, silently) the reader of the output went away.
 """
 
 import argparse
 import json
 import os
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -53,6 +55,8 @@ from .tagmap import TagMap
 
 EX_IOERR = 74
 EX_CONFIG = 78
+#: `tablemate club`'s port: its own, so the club page can run on a Pi that also serves its live view
+CLUB_PORT = 8082
 
 
 def _profile(args: argparse.Namespace):
@@ -129,7 +133,8 @@ def _web(args: argparse.Namespace) -> int:
     store = choose(profile.store.url, profile.store.fallback)
     if store.note:
         print(f"tablemate: {store.note}", file=sys.stderr)
-    return _serving(lambda: serve(store.url, profile.table.id, args.bind or profile.web.bind, args.port or profile.web.port))
+    return _serving(lambda: serve(store.url, profile.table.id, args.bind or profile.web.bind, args.port or profile.web.port,
+                                  profile.web.hosts))
 
 
 def _serving(run: Callable[[], None]) -> int:
@@ -397,7 +402,7 @@ def _club(args: argparse.Namespace) -> int:
     if problem:
         print(f"tablemate: --url {problem}", file=sys.stderr)
         return 2
-    return _serving(lambda: serve(args.url, args.user, password, args.bind, args.port))
+    return _serving(lambda: serve(args.url, args.user, password, args.bind, args.port, tuple(args.allow_host)))
 
 
 def _club_acl(args: argparse.Namespace) -> int:
@@ -411,6 +416,10 @@ def _club_acl(args: argparse.Namespace) -> int:
             return 2
         print(acl.table_line(club.table, club.password or "PASSWORD", club.user))
         return 0
+    admin = acl.new_password()
+    print(f"# on the club server (redis-cli), once: your admin user (keep its password: later, redis-cli --user {acl.ADMIN} "
+          "--askpass), then the default user off, which would let anyone on the LAN in with every right")
+    print("\n".join(acl.admin_lines(admin)) + "\n")
     for name in args.names:
         password = acl.new_password()
         print(f"# table {name}: on the club server (redis-cli)\n{acl.table_line(name, password)}")
@@ -418,7 +427,8 @@ def _club_acl(args: argparse.Namespace) -> int:
               f"user = \"{acl.table_user(name)}\"\npassword = \"{password}\"\n")
     password = acl.new_password()
     print(f"# the club page's read-only user (tablemate club --user club-page, TABLEMATE_CLUB_PASSWORD={password})\n"
-          f"{acl.page_line(password)}")
+          f"{acl.page_line(password)}\n")
+    print("# and the users kept over a restart (or use an aclfile and ACL SAVE)\nCONFIG REWRITE")
     return 0
 
 
@@ -463,6 +473,19 @@ def _players_forget(args: argparse.Namespace) -> int:
     return 0
 
 
+def _wiring(args: argparse.Namespace) -> int:
+    from . import wiring
+
+    profile = _profile(args)
+    drawing = wiring.svg(profile, args.source or "") + "\n"
+    if args.output:
+        _write_text(Path(args.output), drawing)
+        print(f"the wiring of {profile.path} written to {args.output}")
+    else:
+        print(drawing, end="")
+    return 0
+
+
 def _doctor(args: argparse.Namespace) -> int:
     from .doctor import run_checks
 
@@ -478,6 +501,15 @@ def _panel_off(args: argparse.Namespace) -> int:
         print(f"tablemate: the display does not answer: {error}", file=sys.stderr)
         return 1
     return 0
+
+
+def _host(text: str) -> str:
+    from .config import host_problem
+
+    problem = host_problem(text)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return text
 
 
 def _at_least_one(text: str) -> int:
@@ -514,69 +546,74 @@ def parser() -> argparse.ArgumentParser:
     demo_command = command("demo", _demo, "a complete recorded game through the mocked hardware", profile=False)
     demo_command.add_argument("game", nargs="?", default="taj_mahal", choices=demo.demo_games(),
                               help="the game (default: taj_mahal)")
-    command("status", _status, "the current game of the table").add_argument("--json", action="store_true")
+    command("status", _status, "the current game of the table").add_argument(
+        "--json", action="store_true", help="print it as JSON (table, store, games, tags, the game and its scores)")
     log = commands.add_parser("log", help="game logs").add_subparsers(dest="log_command", required=True)
     export = log.add_parser("export", help="a game log as JSON (default: the current game)")
     _config_option(export)
-    export.add_argument("gid", nargs="?")
+    export.add_argument("gid", nargs="?", help="the game's id, as `status` and `log check` print it (default: the current game)")
     export.add_argument("--output", "-o", help="write to this file instead of standard output")
     export.set_defaults(run=_log_export)
     log_check = log.add_parser("check", help="list every damaged entry of a game (default: every game of the table)")
     _config_option(log_check)
-    log_check.add_argument("gid", nargs="?")
+    log_check.add_argument("gid", nargs="?", help="the game's id (default: every game of the table)")
     log_check.set_defaults(run=_log_check)
     mend = log.add_parser("repair", help="cut a damaged game back to before an entry, after keeping a backup")
     _config_option(mend)
-    mend.add_argument("gid")
+    mend.add_argument("gid", help="the damaged game's id, as `log check` prints it")
     mend.add_argument("--truncate-at", metavar="ENTRY", help="the first entry to remove (as `log check` says); without it "
                                                            "every entry is kept and only a damaged header is mended")
     mend.add_argument("--backup-dir", default=".", help="where the JSON backup file goes, made when missing (default: this directory)")
     mend.set_defaults(run=_log_repair)
     replay = command("replay", _replay, "print the scores of a game log file", profile=False)
-    replay.add_argument("file")
+    replay.add_argument("file", help="a game log as JSON (`log export` writes one)")
     replay.add_argument("--json", action="store_true", help="print the scores as JSON")
     tags = commands.add_parser("tags", help="the enrolled tag map").add_subparsers(dest="tags_command", required=True)
     for name, handler, argument, help in (
         ("list", _tags_list, None, "list every enrolled tag"),
-        ("export", _tags_export, "file", "write the tag map to a TOML file"),
-        ("import", _tags_import, "file", "import a TOML tag file (checked whole first)"),
-        ("forget", _tags_forget, "uid", "forget one tag"),
+        ("export", _tags_export, ("file", "the TOML file to write"), "write the tag map to a TOML file"),
+        ("import", _tags_import, ("file", "the TOML tag file to read"), "import a TOML tag file (checked whole first)"),
+        ("forget", _tags_forget, ("uid", "the tag's UID, as `tags list` prints it"), "forget one tag"),
     ):
         sub = tags.add_parser(name, help=help)
         _config_option(sub)
         if argument:
-            sub.add_argument(argument)
+            sub.add_argument(argument[0], help=argument[1])
         sub.set_defaults(run=handler)
     club = command("club", _club, "serve the club's read-only page: every table, games, players, tournaments", profile=False)
     club.add_argument("--url", required=True, help="the club's Redis (redis://host:port/db or redis+cluster://host:port,...)")
     club.add_argument("--user", help="its read-only ACL user (tablemate club-acl prints it)")
     club.add_argument("--password-file", help="a file holding its password (else $TABLEMATE_CLUB_PASSWORD)")
     club.add_argument("--bind", default="127.0.0.1", help="the address to serve on (default 127.0.0.1)")
-    club.add_argument("--port", type=int, default=8080, help="the port (default 8080)")
+    club.add_argument("--allow-host", action="append", default=[], type=_host, metavar="NAME",
+                      help="answer only requests to this host name or address (repeatable; default: any)")
+    club.add_argument("--port", type=int, default=CLUB_PORT, help=f"the port (default {CLUB_PORT}, not a table's live "
+                                                                  "view's or the simulator's 8080 and 8081)")
     club_acl = command("club-acl", _club_acl, "print the club Redis's ACL lines: one user per table, and the page's")
     club_acl.add_argument("names", nargs="*", help="table names (new passwords are made); none: the profile's [club]")
     players = commands.add_parser("players", help="player cards").add_subparsers(dest="players_command", required=True)
     for name, handler, arguments, help in (
-        ("add", _players_add, ("name",), "give a player a card: the table then asks for it to be tapped"),
+        ("add", _players_add, (("name", "the player's name"),), "give a player a card: the table then asks for it to be tapped"),
         ("list", _players_list, (), "every player card, and the names waiting for theirs"),
-        ("rename", _players_rename, ("name", "new"), "rename a player (the same card, the same record)"),
-        ("forget", _players_forget, ("name",), "forget a player's card"),
+        ("rename", _players_rename, (("name", "the player's name now"), ("new", "the new name")),
+         "rename a player (the same card, the same record)"),
+        ("forget", _players_forget, (("name", "the player's name"),), "forget a player's card"),
     ):
         sub = players.add_parser(name, help=help)
         _config_option(sub)
-        for argument in arguments:
-            sub.add_argument(argument)
+        for argument, said in arguments:
+            sub.add_argument(argument, help=said)
         sub.set_defaults(run=handler)
     manifest = command("manifest", _manifest, "a game's components: kinds, counts, what enrolment asks", profile=False)
-    manifest.add_argument("game", choices=engines.names())
+    manifest.add_argument("game", choices=engines.names(), help="the game")
     manifest.add_argument("--json", action="store_true", help="print it as JSON")
     board = commands.add_parser("board", help="the owner's board files").add_subparsers(dest="board_command", required=True)
     check = board.add_parser("check", help="check a board file (Taj Mahal, Maharani) and say where it goes")
     install = board.add_parser("install", help="check a board file and copy it among your boards")
     for sub, handler in ((check, _board_check), (install, _board_install)):
         _config_option(sub)
-        sub.add_argument("game", choices=engines.names())
-        sub.add_argument("file")
+        sub.add_argument("game", choices=engines.names(), help="the game the board is for")
+        sub.add_argument("file", help="the board file (TOML)")
         sub.set_defaults(run=handler)
     install.add_argument("--name", help="the name set-up offers it by (default: the file's name)")
     install.add_argument("--replace", action="store_true", help="replace your board of that name")
@@ -588,10 +625,14 @@ def parser() -> argparse.ArgumentParser:
     into.add_argument("file", nargs="?", help="the backup file to write")
     into.add_argument("--into", metavar="DIR", help="write a dated backup into DIR (the nightly timer)")
     take.add_argument("--keep", type=_at_least_one, default=14, help="with --into: how many dated backups to keep (default 14)")
-    command("restore", _restore, "check a backup file whole, then restore it (never overwrites a game)").add_argument("file")
+    command("restore", _restore, "check a backup file whole, then restore it (never overwrites a game)").add_argument(
+        "file", help="the backup file (`tablemate backup` writes one)")
     web = command("web", _web, "serve the read-only live view")
     web.add_argument("--bind", help="the address to serve on (default: the profile's [web] bind)")
     web.add_argument("--port", type=int, help="the port (default: the profile's [web] port)")
+    wiring = command("wiring", _wiring, "draw the profile's wiring: the Pi's header, what each pin connects to (SVG)")
+    wiring.add_argument("--output", "-o", help="write to this file instead of standard output")
+    wiring.add_argument("--source", help="the profile's name in the drawing's title (default: its path)")
     command("doctor", _doctor, "check that Redis, the readers, the display and the GPIO answer")
     command("panel-off", _panel_off, "after tablemate stopped: wait [display] stopped_off_after_min, then "
                                      "turn the panel off (systemd/tablemate-panel-off.service runs it)")
@@ -604,9 +645,16 @@ def _config_option(sub: argparse.ArgumentParser) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
     try:
-        return args.run(args)
+        args = parser().parse_args(argv)
+        status = args.run(args)
+        sys.stdout.flush()  # here, where a reader gone away is handled below, not at the interpreter's exit
+        return status
+    except BrokenPipeError:
+        # the reader of the output has gone (`tablemate tags list | head`): stop quietly, as a Unix
+        # tool killed by SIGPIPE does, and keep the interpreter from flushing into the closed pipe
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
     except ProfileError as error:
         print(f"tablemate: {error}", file=sys.stderr)
         return EX_CONFIG

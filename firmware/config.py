@@ -73,6 +73,9 @@ Sections and keys (defaults in brackets; every other key is an error):
                  seat_withdraw table: seat -> GPIO ("0" = 12): a withdraw button per seat
 [encoder]        a, b          rotary encoder GPIOs (needs buttons driver gpio or mock)
 [web]            enabled [false], bind ["127.0.0.1"], port [8080]: the read-only live view
+                 hosts         the host names or addresses it answers at (its Host header; e.g.
+                               ["tablemate.local", "192.168.1.20"]) [any]: a page of another site
+                               that a DNS name points at the table's address reads nothing
 [sim]            bind ["127.0.0.1"], port [8080]: the page of `tablemate sim`, which takes inputs, so it
                  stays on loopback unless bind says otherwise (it needs mock readers and buttons)
 [hints]          enabled [true]; games: table of game name -> bool, overriding enabled per game
@@ -84,7 +87,9 @@ Sections and keys (defaults in brackets; every other key is an error):
                                [store]; not memory://): every game of this table is copied there
                                (firmware.club); without [club] the table keeps to itself
                  user          the table's own Redis ACL user on the club server [none: the default user]
-                 password      its password [none]. Credentials go here, never in the url
+                 password      its password [none]. Credentials go here, never in the url: the
+                               profile is readable by root and the tablemate group only
+                               (systemd/install.sh), and a backup holds it blanked out (REDACTED)
                  table         this table's name at the club [table.id]: the club's keys are
                                tablemate:{<name>}:..., one name per table of the club
 
@@ -110,8 +115,9 @@ from drivers.display import DRIVERS as DISPLAY_DRIVERS
 from drivers.display import CARED, INTERFACES, ON_STOP, ROTATIONS, STYLES, DisplaySpec
 from drivers.display.panel import DEFAULT_CONTRAST
 from drivers.pins import BUS_PINS
-from drivers.readers import DEFAULT_GAIN_DB, GAINS_DB, ReaderSpec, ReaderTiming
+from drivers.readers import DEFAULT_GAIN_DB, GAINS_DB, SPI_HZ_MAX, SPI_HZ_MIN, ReaderSpec, ReaderTiming
 from drivers.readers import DRIVERS as READER_DRIVERS
+from engines.core.data import FileRefused, parsed, read_text
 
 from .store import scheme_of, url_problem
 
@@ -128,6 +134,49 @@ _GAME_NAME = re.compile(r"[a-z][a-z0-9_]*")
 _REQUIRED = object()
 #: The installed packages: an upgrade replaces them, so nothing an owner makes may live inside.
 _PACKAGES = (*(Path(module.__file__).resolve().parent for module in (drivers, engines)), Path(__file__).resolve().parent)
+
+
+def host_problem(host: object) -> str | None:
+    """What is wrong with a host name or address a page is to answer at (None: nothing)."""
+    from .web.guard import host_key, host_named
+
+    try:
+        fine = isinstance(host, str) and host_named(f"[{host}]" if ":" in host else host) == host_key(host)
+    except ValueError:
+        fine = False
+    return None if fine else f"{host!r} is not a host name or an IP address (like tablemate.local or 192.168.1.20)"
+
+
+#: what a backup holds in place of the club password (firmware.backup); the loader refuses it, saying why
+REDACTED = "(left out of the backup)"
+
+
+def redacted(profile: "Profile", text: str) -> str | None:
+    """The text of `profile`'s file with its club password replaced by REDACTED, comments and all
+    else kept; None when the password cannot be taken out of the text whole (written in an unusual
+    way, or as another value too), so that text must not leave this machine."""
+    secret = profile.club.password if profile.club else None
+    if not secret:
+        return text
+    quoted = (f'"{secret}"', f"'{secret}'")
+    out = text
+    for token in quoted:
+        out = out.replace(token, f'"{REDACTED}"')
+    try:
+        data = tomllib.loads(out)
+    except tomllib.TOMLDecodeError:
+        return None
+    fine = data.get("club", {}).get("password") == REDACTED and secret not in _texts(data) and not any(t in out for t in quoted)
+    return out if fine else None
+
+
+def _texts(value: Any) -> set[str]:
+    """Every string a profile's data holds (its tables and lists are shallow: MAX_DEPTH at most)."""
+    if isinstance(value, dict):
+        return set().union(*map(_texts, value.values()))
+    if isinstance(value, list):
+        return set().union(*map(_texts, value))
+    return {value} if isinstance(value, str) else set()
 
 
 class ProfileError(ValueError):
@@ -160,6 +209,8 @@ class WebConfig:
     enabled: bool = False
     bind: str = "127.0.0.1"
     port: int = 8080
+    #: the Host names it answers at (empty: any)
+    hosts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -234,15 +285,15 @@ def load_profile(path: str | Path) -> Profile:
     """Read and validate a profile; any problem raises ProfileError naming the file and the key."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = parsed(tomllib.loads, read_text(path), str(path))
     except FileNotFoundError:
         raise ProfileError(f"{path}: no such profile file") from None
     except (OSError, UnicodeDecodeError) as error:
         raise ProfileError(f"{path}: cannot be read: {error}") from None
-    try:
-        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ProfileError(f"{path}: not valid TOML: {error}") from None
+    except FileRefused as error:
+        raise ProfileError(str(error)) from None
     return _Loader(path, data).profile()
 
 
@@ -492,7 +543,7 @@ class _Loader:
                 values["device"] = section.choice("device", SPI_DEVICES[bus])
                 self.use_spi(section, bus, values["device"], f"reader {name!r}")
                 values["rst"] = self.use_pin(section, "rst", section.integer("rst", low=0, high=27))
-                values["spi_hz"] = section.integer("spi_hz", 1_000_000, low=100_000, high=10_000_000)
+                values["spi_hz"] = section.integer("spi_hz", 1_000_000, low=SPI_HZ_MIN, high=SPI_HZ_MAX)
                 values["gain_db"] = section.choice("gain_db", tuple(GAINS_DB), DEFAULT_GAIN_DB)
             else:
                 section.refuse(("bus", "device", "rst", "spi_hz", "gain_db"), "to a mock reader")
@@ -545,7 +596,12 @@ class _Loader:
     def web(self) -> WebConfig:
         section = self.root.table("web")
         bind = self.address(section)
-        config = WebConfig(section.get("enabled", bool, False), bind, section.integer("port", 8080, low=1, high=65535))
+        hosts = section.get("hosts", list, [])
+        for host in hosts:
+            problem = host_problem(host)
+            if problem:
+                section.fail("hosts", problem)
+        config = WebConfig(section.get("enabled", bool, False), bind, section.integer("port", 8080, low=1, high=65535), tuple(hosts))
         section.done()
         return config
 
@@ -593,6 +649,9 @@ class _Loader:
         if not _TABLE_ID.fullmatch(name):
             section.fail("table", f"{name!r} must be 1-32 of a-z, 0-9, '-', '_' (it names the club's keys)")
         user, password = section.get("user", str, None), section.get("password", str, None)
+        if password == REDACTED:
+            section.fail("password", "was left out of the backup this profile comes from: write this table's club password "
+                                     "here again (tablemate club-acl prints a new one, with its line for the club's Redis)")
         for key, value in (("user", user), ("password", password)):
             if value is not None and (not value or any(c.isspace() for c in value)):
                 section.fail(key, "must be non-empty, without spaces")

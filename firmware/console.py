@@ -1,15 +1,17 @@
 """The terminal table (`tablemate run --keyboard`, for an SSH session): the screen drawn in place at
-the top of the terminal, a fixed line for messages, single keys for the buttons, typed names as taps.
+the top of the terminal, the messages under it wrapped to the width, single keys for the buttons,
+typed names as taps.
 
     w withdraw   p pass   u undo   n or → next   ← turn back   o or Enter ok   m menu (hold undo)
-    ?            what can be tapped now; typing a name narrows the list
+    ?            what can be tapped now, a page at a time in the frame's place (? again: the next
+                 page; Esc: the screen again); typing a name narrows the list
     / name       tap a component by what is printed on it ("/augsburg", "/province 3"); any key that is
                  not a button starts the name too; "2 augsburg" taps on seat 2's reader
-    Esc          drops the typed name; Ctrl-C stops the table
+    Esc          drops the typed name and the list; Ctrl-C stops the table
 
 The terminal is put in cbreak mode (keys arrive one by one, Ctrl-C still stops) and restored on exit.
 Every region is drawn at its own row with the cursor addressed absolutely, so nothing ever scrolls:
-the frame stays at the top, the message on its line, the help below it.
+the frame stays at the top, the message on its lines, the help below it.
 """
 
 import codecs
@@ -21,6 +23,7 @@ import select
 import shutil
 import sys
 import termios
+import textwrap
 import threading
 import tty
 from typing import TextIO
@@ -41,16 +44,20 @@ _SGR = re.compile(r"(\x1b\[[0-9;]*m)")
 
 
 class Screen:
-    """The terminal's regions, drawn under one lock: the frame, the message, the help, the typed line
-    and a list below them."""
+    """The terminal's regions, drawn under one lock: the frame at the top, then the message (wrapped
+    to the width), the help and the typed line. `?`'s list is a pager: its page takes the frame's
+    rows (the frame is drawn again when the list closes) and `?` turns to the next page.
+    """
 
     def __init__(self, out: TextIO):
         self.out = out
         self.lock = threading.Lock()
         self.frame_rows = 0
+        self.frame_lines: list[str] = []
         self.typed = ""
         self.message = ""
         self.listing: list[str] = []
+        self.page = 0
 
     def start(self) -> None:
         with self.lock:
@@ -61,8 +68,9 @@ class Screen:
         lines = text.rstrip("\n").split("\n")
         with self.lock:
             grew = len(lines) != self.frame_rows
-            self.frame_rows = len(lines)
-            self._rows(1, lines)
+            self.frame_rows, self.frame_lines = len(lines), lines
+            if not self.listing:
+                self._rows(1, lines)
             if grew:
                 self._below()
             self._cursor()
@@ -76,7 +84,7 @@ class Screen:
     def typing(self, typed: str) -> None:
         with self.lock:
             self.typed = typed
-            self._rows(self.frame_rows + 3, [self._prompt()])
+            self._rows(self._places()[2], [self._prompt()])
             self._cursor()
 
     @property
@@ -84,9 +92,17 @@ class Screen:
         return self._size()[0]
 
     def show_list(self, lines: list[str]) -> None:
+        """Show `lines` from their first page over the frame ([]: the frame again)."""
         with self.lock:
-            self.listing = lines
-            self._below()
+            self.listing, self.page = lines, 0
+            self._top()
+            self._cursor()
+
+    def next_page(self) -> None:
+        """The list's next page (after the last, the first)."""
+        with self.lock:
+            self.page = (self.page + 1) % len(self._pages())
+            self._top()
             self._cursor()
 
     def close(self) -> None:
@@ -104,15 +120,43 @@ class Screen:
     def _prompt(self) -> str:
         return f"tap> {self.typed}" if self.typed else ""
 
+    def _places(self) -> tuple[list[str], list[str], int]:
+        """The message's lines and the help's, wrapped to the width, and the typed line's row: the
+        message takes what the terminal leaves under the frame, its last line cut with "…"."""
+        columns, rows = self._size()
+        help_lines = textwrap.wrap(HELP, columns) or [""]
+        room = max(1, rows - self.frame_rows - len(help_lines) - 1)
+        message = textwrap.wrap(self.message, columns) or [""]
+        if len(message) > room:
+            message = message[:room]
+            message[-1] = message[-1][: columns - 1] + "…"
+        return message, help_lines, self.frame_rows + len(message) + len(help_lines) + 1
+
+    def _pages(self) -> list[list[str]]:
+        """The list in pages of the frame's rows, each but a single one ending with where it is."""
+        size = max(2, self.frame_rows)
+        if len(self.listing) <= size:
+            return [self.listing]
+        per = size - 1
+        count = -(-len(self.listing) // per)
+        return [self.listing[k:k + per] + [f"— page {k // per + 1}/{count}: ? next page · Esc back to the screen · "
+                                          "type part of a name to narrow"]
+                for k in range(0, len(self.listing), per)]
+
+    def _top(self) -> None:
+        """The frame's rows: the list's page while there is a list, else the frame."""
+        if not self.listing:
+            self._rows(1, self.frame_lines)
+            return
+        pages = self._pages()
+        page = pages[min(self.page, len(pages) - 1)]
+        self._rows(1, page + [""] * (max(2, self.frame_rows) - len(page)))
+
     def _below(self) -> None:
         columns, rows = self._size()
-        top = self.frame_rows + 1
-        room = max(0, rows - top - 3)
-        listing = self.listing[:room]
-        if len(self.listing) > room and room:
-            listing[-1] = f"… {len(self.listing) - room + 1} more lines: type part of a name to narrow"
-        self._rows(top, [self.message[:columns], HELP[:columns], self._prompt(), *listing])
-        self._rows(top + 3 + len(listing), [""] * max(0, rows - top - 2 - len(listing)), last=rows)
+        message, help_lines, prompt = self._places()
+        self._rows(self.frame_rows + 1, [*message, *help_lines, self._prompt()])
+        self._rows(prompt + 1, [""] * max(0, rows - prompt), last=rows)
 
     def _rows(self, first: int, lines: list[str], last: int | None = None) -> None:
         columns, rows = self._size()
@@ -122,7 +166,7 @@ class Screen:
             self.out.write(f"\x1b[{number};1H{fit(line, columns)}\x1b[K")
 
     def _cursor(self) -> None:
-        self.out.write(f"\x1b[{self.frame_rows + 3};{len(self._prompt()) + 1}H")
+        self.out.write(f"\x1b[{self._places()[2]};{len(self._prompt()) + 1}H")
         self.out.flush()
 
 
@@ -199,6 +243,9 @@ class Console:
         elif key == "\x1b":
             self._type("")
             self.screen.say("")
+            if self.listing:
+                self.listing = False
+                self.screen.show_list([])
         elif self.typed:
             if key in ("\r", "\n"):
                 line, self.typed = self.typed, ""
@@ -212,6 +259,8 @@ class Console:
             self._do(script.Step("press", (KEYS[key],), 0))
         elif key == "m":
             self._do(script.Step("hold", ("undo", str(self.app.profile.buttons.hold_ms + 200)), 0))
+        elif key == "?" and self.listing:
+            self.screen.next_page()
         elif key == "?":
             self.listing = True
             self._list()

@@ -91,6 +91,12 @@ class Summary:
         return found
 
     @property
+    def labelled(self) -> int:
+        """Components the rule text leaves unknown and enrolment does not ask about: their manifest
+        label ("colour-3") stands for what is printed, which the owner names (docs/owner.md)."""
+        return sum(group.count for group in self.groups if group.confidence == "unknown" and not group.ask)
+
+    @property
     def questions(self) -> int:
         return sum(count for count, _ in self.asked.values())
 
@@ -106,6 +112,7 @@ class Summary:
             "components": self.components,
             "kinds": self.kinds,
             "questions": self.questions,
+            "labelled": self.labelled,
             "asked": {kind: {"components": count, "fields": list(fields)} for kind, (count, fields) in self.asked.items()},
             "minutes": self.minutes,
             "groups": [
@@ -117,7 +124,12 @@ class Summary:
 
     def lines(self) -> list[str]:
         """The summary as text: totals, then per kind, then every group in the order enrolment asks."""
-        asks = f"enrolment asks what {self.questions} of them show" if self.questions else "all of them are known"
+        asks = f"enrolment asks what {self.questions} of them show" if self.questions else "enrolment asks nothing"
+        if self.labelled:
+            asks += (f"; {self.labelled} of them carry a label, not a name from the rule text (confidence unknown): "
+                     "rename it as your copy shows (docs/owner.md, section 7)")
+        elif not self.questions:
+            asks = "all of them are known"
         lines = [
             f"{self.title}: {self.components} components, one tag each; {asks}",
             f"about {self.minutes} minutes of enrolment ({TAP_S} s a tap, {QUESTION_S} s a question)",

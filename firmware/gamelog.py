@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import engines
+from engines.core.data import FileRefused, parsed, read_text
 
 
 class BadLog(ValueError):
@@ -52,9 +53,13 @@ def parse(data: Any, source: str = "game log") -> GameLog:
 
 def load(path: str | Path) -> GameLog:
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = parsed(json.loads, read_text(path), str(path))
     except OSError as error:
         raise BadLog(f"{path}: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise BadLog(f"{path}: not JSON (not UTF-8 text)") from None
     except json.JSONDecodeError as error:
         raise BadLog(f"{path}: not JSON ({error.msg} at line {error.lineno})") from None
+    except FileRefused as error:
+        raise BadLog(str(error)) from None
     return parse(data, str(path))

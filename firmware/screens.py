@@ -4,16 +4,17 @@ The panel's RAM is 8 pages of 8 pixel rows, and on I2C only the bytes that chang
 (drivers.display.pages): about 0.2 ms a byte at 400 kHz, 0.9 ms at 100 kHz. So the screen of a game
 in play is laid out for what changes with a move to be small, and to stay put:
 
-    page 0   Taj Mahal       Round 3/12 !   the game and its phase (the store badge "!" at the end);
-    -------------------------------------   a part in trouble replaces them, inverted
+    page 0   Taj Mahal       Round 3/12 !   the game and its phase (the store badge "!" at the end),
+                                            each whole (Screen.heading); a part in trouble
+    -------------------------------------   replaces them, inverted
     pages    >Ana        23  Dee      31    the scores, a cell a seat: one column up to 3 seats, two
     1-3       Ben        17  Eve       4    (column by column) for 4 or 5. The seat to act is marked
               Cy          9                 by a small triangle in its cell's margin; a total is
     -------------------------------------   right-aligned in a fixed field: nothing else moves
     pages    Ana: vizier, crown             the band: the last event, grouped by player (two lines;
     4-5                                     the rare longer one takes a third, the hint goes)
-    page 6   Ben:  play or out              what the table waits for; the name in a field as wide
-                                            as the longest name, so the rest stays put
+    page 6   Ben:  tap or withdraw          what the table waits for, naming the inputs; the name in a
+                                            field as wide as the longest name, so the rest stays put
     page 7   Out now: monk +2               the hint
 
 The top never moves: a turn passing moves the triangle (a few bytes in two places), a score change
@@ -41,6 +42,7 @@ the flashes said outside a game (a new game, a player card, the store's notices)
 """
 
 import logging
+import re
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -93,6 +95,8 @@ class Screen:
         self.font, self.line, self.char, self.columns, self.rows = (
             metrics.font, metrics.line, metrics.char, metrics.columns, metrics.rows
         )
+        #: the characters of a top line, left of the store badge
+        self.top = (WIDTH - self.line - 1) // self.char
         self.big = Metrics(big or self._font("medium"))
         self.mid = Metrics(mid or self._font("small"))
 
@@ -229,7 +233,8 @@ class Screen:
         if view.notice:
             self._text(draw, 0, view.notice, inverted=True, edge=edge, bar=WIDTH)
         else:
-            self._text(draw, 0, view.title, right=view.phase, edge=edge)
+            title, phase = self.heading(view)
+            self._text(draw, 0, title, right=phase, edge=edge)
         for y in (SEATS * self.line - 1, BAND * self.line - 1):
             draw.line((0, y, WIDTH - 1, y), fill=ON)
         columns = 1 if len(view.rows) <= PER_COLUMN else 2
@@ -238,6 +243,14 @@ class Screen:
         digits = max([3] + [len(str(row.total)) for row in view.rows])
         for i, row in enumerate(view.rows):
             self._cell(draw, (i // per_column) * width, (SEATS + i % per_column) * self.line, width, row, digits)
+
+    def heading(self, view: ScoreView) -> tuple[str, str]:
+        """The game's title and phase on the top line, each whole: a phase too long beside the title
+        loses its detail ("Round 5" of "Round 5, 2/4 done"), then the title gives way to the game's
+        short one ("T. und Taxis")."""
+        brief = re.split(r", | \(", view.phase)[0]
+        short = view.short or view.title
+        return fitting(((view.title, view.phase), (view.title, brief), (short, view.phase), (short, brief)), self.top)
 
     def _cell(self, draw: ImageDraw.ImageDraw, x: int, y: int, width: int, row: Row, digits: int) -> None:
         """A seat's name and total in a cell `width` pixels wide, the total right-aligned in a field
@@ -267,7 +280,7 @@ class Screen:
         return self._wrapped(text, width, room)
 
     def _who(self, text: str, rows: tuple[Row, ...]) -> str:
-        """`text` ("Cy: lay a card") with the seat's name it starts with padded to the longest name,
+        """`text` ("Cy: tap a card") with the seat's name it starts with padded to the longest name,
         so the rest of the line stays where it was when the turn passes."""
         names = sorted((row.name for row in rows), key=len, reverse=True)
         field = min(NAME_FIELD, max((len(name) for name in names), default=0))
@@ -394,7 +407,7 @@ class Screen:
 
     def _over(self, draw: ImageDraw.ImageDraw, view: OverView) -> None:
         """The ranking (ties share a place, winners starred) and what ok does."""
-        self._header(draw, "Game over", view.title)
+        self._header(draw, "Game over", fitting((("Game over", view.title), ("Game over", view.short or view.title)), self.top)[1])
         for i, (place, name, total) in enumerate(view.ranking[: self.rows - 2], start=1):
             self._text(draw, i, f"{place}. {name}{' *' if name in view.winners else ''}", right=str(total))
         self._text(draw, self.rows - 1, "ok: new game")
@@ -414,6 +427,12 @@ class Screen:
 def latin1(text: str) -> str:
     """`text` with every character the Latin-1 bitmap fonts lack drawn as "?" (a name like Łukasz)."""
     return text.encode("latin-1", errors="replace").decode("latin-1")
+
+
+def fitting(lines: tuple[tuple[str, str], ...], room: int) -> tuple[str, str]:
+    """The first (left, right) of `lines` whose parts fit `room` characters with a space between
+    them, else the last (its left part then cut): a top line's title and phase, each whole."""
+    return next((line for line in lines if len(line[0]) + 1 + len(line[1]) <= room), lines[-1])
 
 
 def cut(text: str, room: int) -> str:

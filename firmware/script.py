@@ -27,6 +27,7 @@ from typing import Callable, TextIO
 
 from drivers.buttons import ROLES
 from drivers.readers import MockReader, normalise_uid
+from engines.core.data import FileRefused, read_text
 
 #: a press is held this long: well above any debounce time, well below a hold
 PRESS_S = 0.08
@@ -77,9 +78,13 @@ def parse(text: str, source: str = "script") -> list[Step]:
 
 def load(path: str | Path) -> list[Step]:
     try:
-        return parse(Path(path).read_text(encoding="utf-8"), str(path))
+        return parse(read_text(path), str(path))
     except OSError as error:
         raise BadScript(f"{path}: cannot read it ({error.strerror})") from None
+    except UnicodeDecodeError:
+        raise BadScript(f"{path}: not UTF-8 text") from None
+    except FileRefused as error:
+        raise BadScript(str(error)) from None
 
 
 class Hands:

@@ -114,8 +114,8 @@ class Table:
     def boot(self) -> None:
         """Take the writer lease, list the games again if their index was damaged, write to Redis what
         the journal's local copy holds and Redis lacks
-        (the games, then the tag map and enrolment's places), enrol the tag files given, load the tag map and recover the game in progress from the
-        journal, or start choosing one.
+        (the games, then the tag map and enrolment's places), enrol the tag files given, load the tag map (giving
+        player cards without a ticket theirs) and recover the game in progress from the journal, or start choosing one.
 
         While Redis does not answer, refuses writes, or another table holds the lease, the table
         says so and waits: `tick()` tries again.
@@ -131,6 +131,10 @@ class Table:
                 self._imports = {}
             for problem in self.tags.load():
                 log.warning("tag map: %s", problem)
+            ticketed = self.players.ticket_all()
+            if ticketed:
+                log.warning("%d player cards enrolled before tickets existed got one: export them again to this owner's other "
+                            "tables, so the club counts their games there (docs/club.md)", ticketed)
             session = Session.recover(self.journal)
         except (Refused, *STORE_ERRORS) as error:
             self._wait(error)
@@ -360,8 +364,8 @@ class Table:
         said = self.adapter.hint(state) if hint and self.session.hints else ""
         if self.journal.trouble:
             said = f"! {self.journal.trouble.short}"
-        return ScoreView(game.title, game.phase(state), rows, prompt.text if prompt else "", self.last_event, said,
-                         offline, notice)
+        return ScoreView(game.title, game.phase(state), rows, self.adapter.waiting(prompt) if prompt else "", self.last_event, said,
+                         offline, notice, self.adapter.short_title)
 
     def _over_view(self, offline: bool) -> OverView:
         game, state = self.session.game, self.session.state
@@ -372,7 +376,7 @@ class Table:
                 place = position + 1
             ranking.append((place, name, total))
         winners = tuple(state.players[seat] for seat in game.winners(state))
-        return OverView(game.title, tuple(ranking), winners, offline)
+        return OverView(game.title, tuple(ranking), winners, offline, self.adapter.short_title)
 
     # -- handlers --------------------------------------------------------------------------------
 

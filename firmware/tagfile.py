@@ -9,12 +9,13 @@
     id = "nuernberg-2"
     city = "nuernberg"
 
-A player card (firmware.club.players) has no game:
+A player card (firmware.club.players) has no game, and carries the ticket that lets the club count
+its games at the tables the file goes to (so a tag file goes to the owner's own tables only):
 
     [tags.04c3d2e1]
     kind = "player"
     label = "Zoé"
-    descriptor = { id = "p-5e1c09a4b2f7", name = "Zoé" }
+    descriptor = { id = "p-5e1c09a4b2f7", name = "Zoé", ticket = "9f1c..." }
 
 An import is checked as a whole before anything is written: every entry against its game's component
 description (engines.<game>.COMPONENTS), a player card's id against its UID, no UID twice, no
@@ -30,6 +31,7 @@ from pathlib import Path
 import tomli_w
 
 import engines
+from engines.core.data import FileRefused, parsed, read_text
 from drivers.readers import normalise_uid as reader_uid
 
 from .club import players
@@ -54,9 +56,11 @@ def export_text(entries: list[tuple[str, TagEntry]], table: str) -> str:
 def parse(text: str, source: str = "tag file") -> dict[str, TagEntry]:
     """The entries of a tag file's text, all checked; BadTagFile names the first bad line."""
     try:
-        data = tomllib.loads(text)
+        data = parsed(tomllib.loads, text, source)
     except tomllib.TOMLDecodeError as error:
         raise BadTagFile(f"{source}: not valid TOML: {error}") from None
+    except FileRefused as error:
+        raise BadTagFile(str(error)) from None
     if set(data) != {"tags"} or not isinstance(data["tags"], dict):
         raise BadTagFile(f"{source}: a tag file holds one table, [tags], with one [tags.<uid>] entry per tag")
     lines = text.splitlines()
@@ -89,9 +93,11 @@ def check_entries(raw_entries: Iterable[tuple[str, object, str]]) -> dict[str, T
 
 def load(path: str | Path) -> dict[str, TagEntry]:
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_text(path)
     except (OSError, UnicodeDecodeError) as error:
         raise BadTagFile(f"{path}: cannot read it ({error})") from None
+    except FileRefused as error:
+        raise BadTagFile(str(error)) from None
     return parse(text, str(path))
 
 
@@ -120,7 +126,7 @@ def _player(where: str, raw: dict, uid: str) -> TagEntry:
     problem = players.descriptor_problem(uid, raw["descriptor"], label)
     if problem:
         raise BadTagFile(f"{where}: {problem}")
-    return players.card(uid, raw["descriptor"]["name"])
+    return players.card(uid, raw["descriptor"]["name"], raw["descriptor"].get("ticket"))
 
 
 def _line_of(lines: list[str], uid: str) -> int:

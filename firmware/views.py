@@ -24,13 +24,15 @@ class ScoreView:
     title: str
     phase: str
     rows: tuple[Row, ...]
-    #: what the table waits for ("Ben: play or out")
+    #: what the table waits for, naming the button or tap that answers it ("Ben: tap or withdraw")
     prompt: str = ""
     #: what the last action did, one line an event ("Ben: vizier", "Ben: crown")
     events: tuple[str, ...] = ()
     hint: str = ""
     offline: bool = False
     notice: str = ""
+    #: the game's title when the whole one leaves the phase too little room ("T. und Taxis")
+    short: str = ""
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,7 @@ class OverView:
     ranking: tuple[tuple[int, str, int], ...]  # (place, name, total)
     winners: tuple[str, ...] = field(default_factory=tuple)
     offline: bool = False
+    short: str = ""
 
 
 @dataclass(frozen=True)

@@ -25,12 +25,16 @@ VENV=/opt/tablemate/venv
 SOURCE_STAMP=$VENV/.tablemate-source
 COMMAND_LINK=/usr/local/bin/tablemate
 CONFIG=/etc/tablemate/pi.toml
+# The profile may hold the club's password ([club] password): root and the service's group read it.
+CONFIG_MODE=0640
 UNIT_NAME=tablemate.service
 UNIT=/etc/systemd/system/$UNIT_NAME
-# Nightly backups: the timer starts the service, which writes into BACKUP_DIR (kept 14 nights).
+# Nightly backups: the timer starts the service, which writes into BACKUP_DIR (kept 14 nights),
+# readable by the service's group only, as the files in it.
 BACKUP_UNITS=(tablemate-backup.service tablemate-backup.timer)
 BACKUP_TIMER=tablemate-backup.timer
 BACKUP_DIR=/var/backups/tablemate
+BACKUP_DIR_MODE=0750
 # Started by tablemate.service once it stopped cleanly: turns the paused display off later.
 COMPANION_NAME=tablemate-panel-off.service
 COMPANION=/etc/systemd/system/$COMPANION_NAME
@@ -425,6 +429,20 @@ create_user() {
     RESTART_NEEDED=1
 }
 
+# The owner's login (who ran sudo) joins the service's group, which reads the profile and the
+# backups: `tablemate status` and copying the backups off the Pi need no sudo.
+admit_owner() {
+    local owner=${SUDO_USER:-}
+    if [ -z "$owner" ] || [ "$owner" = root ]; then
+        note "to read $CONFIG and the backups from your login without sudo: sudo usermod --append --groups $SERVICE_USER LOGIN"
+    elif in_group "$owner" "$SERVICE_USER"; then
+        note "ok: $owner is in the group $SERVICE_USER"
+    else
+        run usermod --append --groups "$SERVICE_USER" "$owner"
+        note "($owner reads $CONFIG and the backups from its next login)"
+    fi
+}
+
 install_config() {
     say "Configuration: $CONFIG"
     if [ -e "$(at "$CONFIG")" ]; then
@@ -433,10 +451,23 @@ install_config() {
         else
             note "kept: yours differs from config/pi.toml (compare them after an upgrade)"
         fi
+    else
+        put_file "$SOURCE/config/pi.toml" "$CONFIG" "$CONFIG_MODE"
+        RESTART_NEEDED=1
+    fi
+    secure "$CONFIG" "$CONFIG_MODE" "root:$SERVICE_USER"
+}
+
+# Gives system path $1 mode $2 and owner $3 (user:group) unless it has them already.
+secure() {
+    local target=$1 mode=$2 owner=$3 path
+    path=$(at "$target")
+    if [ "$(stat -c '%a %U:%G' "$path" 2>/dev/null)" = "${mode#0} $owner" ]; then
+        note "ok: $target is $mode $owner"
         return
     fi
-    put_file "$SOURCE/config/pi.toml" "$CONFIG" 0644
-    RESTART_NEEDED=1
+    run chmod "$mode" "$path"
+    run chown "$owner" "$path"
 }
 
 # A digest of the files that make up the installed package.
@@ -566,17 +597,15 @@ enable_unit() {
     fi
 }
 
-# The nightly backup: its directory (the service user writes it, everyone may read it, so the
-# owner can copy the files off the Pi), its service and its timer, enabled and started.
+# The nightly backup: its directory (the service user writes it, its group reads it: the owner's
+# login copies the files off the Pi), its service and its timer, enabled and started.
 install_backups() {
     local unit changed=0 active
     say "Nightly backups into $BACKUP_DIR ($BACKUP_TIMER)"
-    if [ -d "$(at "$BACKUP_DIR")" ]; then
-        note "ok: $BACKUP_DIR exists"
-    else
-        run mkdir -p -m 0755 "$(at "$BACKUP_DIR")"
-        run chown "$SERVICE_USER:$SERVICE_USER" "$(at "$BACKUP_DIR")"
+    if [ ! -d "$(at "$BACKUP_DIR")" ]; then
+        run mkdir -p -m "$BACKUP_DIR_MODE" "$(at "$BACKUP_DIR")"
     fi
+    secure "$BACKUP_DIR" "$BACKUP_DIR_MODE" "$SERVICE_USER:$SERVICE_USER"
     for unit in "${BACKUP_UNITS[@]}"; do
         if put_file "$SOURCE/systemd/$unit" "/etc/systemd/system/$unit" 0644; then
             changed=1
@@ -681,6 +710,7 @@ main() {
     configure_redis
     create_user
     create_state_dir
+    admit_owner
     install_config
     install_virtualenv
     install_unit

@@ -8,6 +8,8 @@ import time
 from pathlib import Path
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 
 def free_port() -> int:
@@ -64,11 +66,13 @@ class RedisServer:
             args += ["--appendonly", "yes", "--appendfsync", "always"]
         args += self.args
         self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        client = redis.Redis(port=self.port)
+        client = redis.Redis(port=self.port, retry=Retry(NoBackoff(), 0))  # this loop is the retry
         deadline = time.monotonic() + 10
         while True:
             try:
                 client.ping()
+                return self
+            except redis.AuthenticationError:  # it answers, and asks for a login (its default user is off)
                 return self
             except redis.ConnectionError:
                 if time.monotonic() > deadline or self.process.poll() is not None:

@@ -26,19 +26,19 @@ from .base import KINDS, Reader, ReaderError, ReaderFault, ReaderStatus, Sink, T
 from .group import ReaderGroup
 from .mock import MockReader, normalise_uid
 from .presence import Unreadable
-from .rc522 import DEFAULT_GAIN_DB, GAINS_DB, Rc522Reader
+from .rc522 import DEFAULT_GAIN_DB, GAINS_DB, SPI_HZ_MAX, SPI_HZ_MIN, Rc522Reader
 
 DRIVERS = ("mock", "mfrc522")
 
-__all__ = ["DEFAULT_GAIN_DB", "DRIVERS", "GAINS_DB", "KINDS", "MockReader", "Reader", "ReaderError", "ReaderFault",
-           "ReaderGroup", "ReaderSpec", "ReaderStatus", "ReaderTiming", "TagEvent", "Unreadable", "normalise_uid",
-           "open_readers"]
+__all__ = ["DEFAULT_GAIN_DB", "DRIVERS", "GAINS_DB", "KINDS", "SPI_HZ_MAX", "SPI_HZ_MIN", "MockReader", "Reader",
+           "ReaderError", "ReaderFault", "ReaderGroup", "ReaderSpec", "ReaderStatus", "ReaderTiming", "TagEvent",
+           "Unreadable", "normalise_uid", "open_readers"]
 
 
 @dataclass(frozen=True)
 class ReaderSpec:
     """One reader of the profile. `seat` None is a shared reader; bus/device/rst/spi_hz/gain_db are for
-    mfrc522 (`gain_db`: the receiver gain, one of GAINS_DB)."""
+    mfrc522 (`spi_hz`: SPI_HZ_MIN to SPI_HZ_MAX; `gain_db`: the receiver gain, one of GAINS_DB)."""
 
     name: str
     driver: str = "mock"

@@ -1,7 +1,8 @@
 """What every reader back end shares: the event types, presence tracking, and fault tolerance.
 
 A back end implements `_read()` (one poll of the field: a UID, None for an empty field, or
-`Unreadable`), `_release()`, when its device needs time to start `_ready(now)`, and when its
+`Unreadable`), `_release()`, when its device needs time to start `_ready(now)` (and `_step_due()`,
+when its next step may be taken, so that the group wakes for it between rounds), and when its
 first request can go out ahead (so that a group of readers waits once for all) `_begin()`. `poll()` runs
 them under the reader's lock, turns the result into arrival/removal events and hands them to the
 sink in order. A failing device (an SPI error, a chip that stopped answering, a device that is not
@@ -92,6 +93,14 @@ class Reader:
         """True while the device is on its way up (not failing, not polled yet)."""
         return False
 
+    @property
+    def due(self) -> float | None:
+        """When, on the reader's clock, a poll has something to do before the next round: the retry after a
+        fault, or the next step of the device's start-up once its wait ends. None: nothing."""
+        if self._closed:
+            return None
+        return self._retry_at if self._retry_at is not None else self._step_due()
+
     def begin(self) -> float:
         """Start this poll's first request, where the back end can: the seconds until it is answered
         (0: nothing started). The group begins every reader, sleeps once, then polls each."""
@@ -99,7 +108,7 @@ class Reader:
             if self._closed:
                 return 0.0
             now = self._clock()
-            if self._retry_at is not None and now < self._retry_at:
+            if self._backing_off(now):
                 return 0.0
             try:
                 return self._begin() if self._ready(now) else 0.0
@@ -113,7 +122,7 @@ class Reader:
             if self._closed:
                 return
             now = self._clock()
-            if self._retry_at is not None and now < self._retry_at:
+            if self._backing_off(now):
                 return
             try:
                 if not self._ready(now):
@@ -126,7 +135,6 @@ class Reader:
                 log.warning("reader %d (%s) works again", self.number, self.name)
                 self.problem = None
                 self._sink(ReaderStatus(self.name, self.number))
-            self._retry_at = None
             self._emit(result, now)
 
     def close(self) -> None:
@@ -135,6 +143,13 @@ class Reader:
             if not self._closed:
                 self._closed = True
                 self._release()
+
+    def _backing_off(self, now: float) -> bool:
+        """True while the back-off after a fault runs; once it has run out, the retry is on."""
+        if self._retry_at is not None and now < self._retry_at:
+            return True
+        self._retry_at = None
+        return False
 
     def _emit(self, result: PollResult, now: float) -> None:
         for kind, said in self._presence.update(result, now):
@@ -159,6 +174,10 @@ class Reader:
     def _ready(self, now: float) -> bool:
         """Bring the device up, a step per poll; True once it can be read."""
         return True
+
+    def _step_due(self) -> float | None:
+        """When the next step of the device's start-up may be taken (None: no step is waiting)."""
+        return None
 
     def _begin(self) -> float:
         """Send the first request of a poll ahead of `_read()`; the seconds its answer takes."""

@@ -7,17 +7,20 @@ Here the chip is driven through its registers with spidev, in the order of the d
 real boards (NXP's reference code, the Arduino MFRC522 library, ESPHome, the `mfrc522` package), and
 the reset line with gpiozero (so closing a reader releases its own pin only).
 
-Start-up, one step per poll so that a slow or dead reader never holds up the others: the reset line
-low (hard power-down) then high (hard reset); 50 ms for the oscillator; the version register (0x00 or
-0xFF: nothing answers) and a soft reset; 50 ms, until the PowerDown bit clears; the set-up (106 kBd,
-the timer, 100 % ASK, the CRC preset, the receiver gain in RFCfgReg, ValuesAfterColl = 0) and the
-antenna on; then at least 5.1 ms of unmodulated field before the first request (ISO/IEC 14443-3: a
-card may need 5 ms after the field comes on), so a card resting on a restarted reader is seen.
+Start-up, one step at a time, each taken by a poll once the wait before it has ended (the group's
+thread wakes for it between rounds), so that a slow or dead reader never holds up the others: the
+reset line low (hard power-down) then high (hard reset); 50 ms for the oscillator; the version
+register (0x00 or 0xFF: nothing answers) and a soft reset; 50 ms, until the PowerDown bit clears;
+the set-up (106 kBd, the timer, 100 % ASK, the CRC preset, the receiver gain in RFCfgReg,
+ValuesAfterColl = 0) and the antenna on; then at least 5.1 ms of unmodulated field before the first
+request (ISO/IEC 14443-3: a card may need 5 ms after the field comes on), so a card resting on a
+restarted reader is seen: about 105 ms in all. Closed, the chip is left in soft power-down.
 
 One poll:
 1. WUPA (wakes cards that are idle *or* halted), with the chip's own timer as the time-out, looked at
    once it must have run out: an empty poll costs 9 SPI transactions. In a group, every reader's
-   WUPA goes out first (`wake()`) and the round sleeps once for all of them.
+   WUPA goes out first (`wake()`) and the round sleeps once for all of them. The ATQA must be clean:
+   two cards of different UID sizes collide in it, and one of them may then miss the anticollision.
 2. Per cascade level: ANTICOLLISION (UID part + BCC), SELECT (with CRC_A) until the SAK says the UID
    is complete; 4-, 7- and 10-byte UIDs are read whole. A 4-byte UID starting 08 is a random ID
    (ISO/IEC 14443-3: phones, many bank cards), drawn anew each time the card is powered: it names no
@@ -30,12 +33,19 @@ Each frame: Idle, IRQ bits cleared, FIFO flushed and filled, BitFramingReg writt
 TxLastBits *before* Transceive starts, StartSend set (at least 1172/fc, ~86 µs, after a card's last
 answer: ISO/IEC 14443-3's least frame delay from card to reader) and cleared again once the frame
 is out (the datasheet never says the bit clears itself). Two cards at once (a collision), a bad
-checksum or a garbled answer make the poll `Unreadable`. Reads of several registers share one SPI
-transaction. ErrorReg's TempErr (the chip overheated and switched its antenna off) is a reader fault
-("overheating"), never an empty field: the reader backs off and restarts (a reset clears the error
-once the chip is cool), and a card resting on it stays one tap.
+checksum or a garbled answer make the poll `Unreadable`, logged with ErrorReg and CollReg as the
+answer left them (read with ComIrqReg: the HLTA's Transceive clears them). Reads of several
+registers share one SPI transaction. Neither RxIRq nor TimerIRq once the timer must have run out is
+no broken chip by itself: TAuto stops the timer at an answer's 5th bit, and an answer that breaks
+off (noise, a card at the edge of the field) never sets RxIRq. The registers are checked, the timer
+is started anew, and the poll is made once more; a chip that lost its set-up, or whose new timer
+does not run out either, is a fault and restarts. ErrorReg's TempErr (the chip overheated and
+switched its antenna off) is a reader fault ("overheating"), never an empty field: the reader backs
+off and restarts (a reset clears the error once the chip is cool), and a card resting on it stays
+one tap.
 """
 
+import contextlib
 import logging
 import time
 from collections.abc import Callable, Iterator
@@ -44,7 +54,7 @@ from typing import Any
 
 from drivers.pins import gpio, gpio_problem, permission_denied, spi_line
 
-from .base import Reader, ReaderFault
+from .base import Reader, ReaderError, ReaderFault
 from .presence import PollResult, Unreadable
 
 log = logging.getLogger(__name__)
@@ -60,7 +70,8 @@ RX_IRQ, TIMER_IRQ = 0x20, 0x01
 TEMP_ERR, BUFFER_OVFL, COLL_ERR, CRC_ERR, PARITY_ERR, PROTOCOL_ERR = 0x40, 0x10, 0x08, 0x04, 0x02, 0x01
 START_SEND = 0x80
 FIFO_LEVEL_MASK = 0x7F
-T_AUTO = 0x80
+T_AUTO, T_START_NOW = 0x80, 0x40
+TX_CONTROL_RESET = 0x80  # TxControlReg's reset value: TX1 and TX2 off
 ANTENNA = 0x03
 # ISO 14443A commands.
 WUPA, HLTA, CASCADE_TAG = 0x52, 0x50, 0x88
@@ -74,6 +85,10 @@ GAINS_DB = {18: 0b000, 23: 0b001, 33: 0b100, 38: 0b101, 43: 0b110, 48: 0b111}
 #: through a card or a tile; 43 dB reads it without picking up a neighbouring reader's tags
 DEFAULT_GAIN_DB = 43
 RF_CFG_RESERVED = 0x08  # RFCfgReg's reserved bits keep their reset value
+
+#: spi_hz, from the profile's floor (a poll of a resting card already takes 14 ms at it) to the MFRC522's
+#: most, 10 Mbit/s (datasheet 8.1.2)
+SPI_HZ_MIN, SPI_HZ_MAX = 100_000, 10_000_000
 
 VERSIONS = {0x90: "MFRC522 v0.0", 0x91: "NXP MFRC522 v1.0", 0x92: "NXP MFRC522 v2.0"}
 CLONES = {0x88: "FM17522 clone", 0x12: "counterfeit MFRC522"}
@@ -101,13 +116,23 @@ class Silent(ReaderFault):
         self.value = value
 
 
+class BrokenOff(Exception):
+    """An answer began but never ended: the chip's timer stopped at its 5th bit (TModeReg TAuto) and RxIRq,
+    set only at the end of a valid data stream, never came. Noise, or a card at the edge of the field."""
+
+
 @dataclass(frozen=True)
 class Frame:
-    """What the chip received: the bytes, its ErrorReg, and the valid bits of the last byte (0: all)."""
+    """What the chip received: the bytes, its ErrorReg's error bits, the valid bits of the last byte (0:
+    all), and CollReg (where the first collision was), read before any later command clears them."""
 
     data: bytes
     error: int
-    last_bits: int = 0
+    last_bits: int
+    coll: int
+
+    def __str__(self) -> str:
+        return f"{self.data.hex() or 'nothing'} (ErrorReg 0x{self.error:02X}, CollReg 0x{self.coll:02X})"
 
 
 def crc_a(data: bytes) -> bytes:
@@ -172,7 +197,14 @@ class Rc522:
         self.write(MODE, 0x3D)  # CRC preset 0x6363
         self.write(RF_CFG, GAINS_DB[gain_db] << 4 | RF_CFG_RESERVED)
         self.write(COLL, 0x00)  # ValuesAfterColl = 0: bits after a collision read 0
-        self.write(TX_CONTROL, 0x80 | ANTENNA)  # TxControlReg's reset value with TX1 and TX2 on
+        self.write(TX_CONTROL, TX_CONTROL_RESET | ANTENNA)
+
+    def power_down(self) -> bool:
+        """The antenna off, then soft power-down (datasheet 8.6.2: the oscillator and every current sink off,
+        the registers kept, until a reset); True once CommandReg reads it back."""
+        self.write(TX_CONTROL, TX_CONTROL_RESET)
+        self.write(COMMAND, POWER_DOWN | IDLE)
+        return self.read(COMMAND)[0] == POWER_DOWN | IDLE
 
     # -- ISO 14443A ------------------------------------------------------------------------------
     def wake(self) -> float:
@@ -183,19 +215,42 @@ class Rc522:
         return TIMEOUT + MARGIN
 
     def scan(self) -> PollResult:
-        """One poll: the UID in the field as lower-case hex, None if no component is there, or Unreadable."""
-        if self._woken:
-            self._woken = False
-            answer = self._receive(7, 0.0)
-        else:
-            answer = self._transceive(bytes([WUPA]), answer=2, last_bits=7, expected=False)
-        if answer is None:
-            return None
-        result = self._select()
-        # HLTA halts a selected card and sends a half-selected one back to idle: either way the next
-        # poll's WUPA wakes it, so a resting card (or a pair that collides) answers every poll.
+        """One poll: the UID in the field as lower-case hex, None if no component is there, or Unreadable.
+        A poll in which an answer broke off (noise, a card at the edge of the field) is made once more."""
+        woken, self._woken = self._woken, False
+        with contextlib.suppress(BrokenOff):
+            return self._poll(woken)
+        try:
+            return self._poll(False)
+        except BrokenOff:
+            return Unreadable("answers broke off twice: the chip's timer stopped at their 5th bit and no end "
+                              "came (noise, or a card at the edge of the field)")
+
+    def _poll(self, woken: bool) -> PollResult:
+        """WUPA (sent ahead by `wake()` if `woken`), anticollision and select, HLTA. HLTA halts a selected card
+        and sends a half-selected one back to idle, as it does a card whose answer broke off: either way the
+        next WUPA wakes it, so a resting card (or a pair that collides) answers every poll."""
+        try:
+            answer = (self._receive(7, 0.0) if woken
+                      else self._transceive(bytes([WUPA]), answer=2, last_bits=7, expected=False))
+            if answer is None:
+                return None
+            result = self._atqa(answer) or self._select()
+        except BrokenOff:
+            self._halt()
+            raise
         self._halt()
         return result
+
+    @staticmethod
+    def _atqa(frame: Frame) -> Unreadable | None:
+        """Why the answer to WUPA is no clean ATQA (two cards answering with different ATQAs collide in it,
+        and one of them may miss the anticollision frame that follows), or None."""
+        if frame.error & COLL_ERR:
+            return Unreadable(f"several cards answered the wake-up: ATQA {frame}", SEVERAL)
+        if frame.error or frame.last_bits or len(frame.data) != 2:
+            return Unreadable(f"bad ATQA {frame}")
+        return None
 
     def _select(self) -> PollResult:
         """Anticollision and select, cascade level by cascade level, until the UID is complete (None: a
@@ -206,15 +261,16 @@ class Rc522:
             if frame is None:
                 return Unreadable("no answer to anticollision")
             if frame.error & COLL_ERR:
-                return Unreadable("several cards on the reader", SEVERAL)
+                return Unreadable(f"several cards on the reader: UID part {frame}", SEVERAL)
             part = frame.data
             if frame.error or frame.last_bits or len(part) != 5 or part[0] ^ part[1] ^ part[2] ^ part[3] != part[4]:
-                return Unreadable(f"bad UID part {part.hex()} (error 0x{frame.error:02X})")
+                return Unreadable(f"bad UID part {frame}")
             command = bytes([select, 0x70]) + part
             frame = self._transceive(command + crc_a(command), answer=3)
-            if (frame is None or frame.error or frame.last_bits or len(frame.data) != 3
-                    or crc_a(frame.data[:1]) != frame.data[1:]):
-                return Unreadable("bad answer to select")
+            if frame is None:
+                return Unreadable("no answer to select")
+            if frame.error or frame.last_bits or len(frame.data) != 3 or crc_a(frame.data[:1]) != frame.data[1:]:
+                return Unreadable(f"bad answer to select: SAK {frame}")
             if not frame.data[0] & SAK_INCOMPLETE:
                 if part[0] == CASCADE_TAG:
                     return Unreadable("a complete UID part that starts with the cascade tag")
@@ -249,49 +305,62 @@ class Rc522:
 
     def _receive(self, last_bits: int, look: float) -> Frame | None:
         """What answered the frame just sent, looked at after `look` seconds (then once more, once the
-        timer must have run out; else the chip is faulty); StartSend is cleared once the frame is out.
-        ErrorReg is read with ComIrqReg: an overheated chip has switched its antenna off, which says
-        nothing about the field, so it is a fault, never an empty poll."""
+        timer must have run out); StartSend is cleared once the frame is out. ErrorReg is read with
+        ComIrqReg: an overheated chip has switched its antenna off, which says nothing about the field,
+        so it is a fault, never an empty poll. Neither RxIRq nor TimerIRq: see `_silence`."""
         if look:
             self._sleep(look)
-        irq, error, level, control = self.read(COM_IRQ, ERROR, FIFO_LEVEL, CONTROL)
+        irq, error, level, control, coll = self.read(COM_IRQ, ERROR, FIFO_LEVEL, CONTROL, COLL)
         if not irq & (RX_IRQ | TIMER_IRQ) and not error & TEMP_ERR and look < TIMEOUT + MARGIN:
             self._sleep(TIMEOUT + MARGIN)
-            irq, error, level, control = self.read(COM_IRQ, ERROR, FIFO_LEVEL, CONTROL)
+            irq, error, level, control, coll = self.read(COM_IRQ, ERROR, FIFO_LEVEL, CONTROL, COLL)
         if error & TEMP_ERR:
             raise ReaderFault("the RC522 is overheating: its temperature sensor tripped (ErrorReg TempErr) and it "
                               "switched its antenna off; check that it is fed 3.3 V (never 5 V) and has air around it",
                               "overheating")
-        if not irq & (RX_IRQ | TIMER_IRQ):
-            raise self._fault()
         if irq & RX_IRQ:
             self._answered = self._clock()  # the answer ended before this read
         self.write(BIT_FRAMING, last_bits)  # StartSend back to 0: the frame is out
+        if not irq & (RX_IRQ | TIMER_IRQ):
+            self._silence()
         if not irq & RX_IRQ:
             return None
         level &= FIFO_LEVEL_MASK  # bit 7 is FlushBuffer, write-only: never count it as bytes
         received = self.read(*[FIFO_DATA] * level) if level else []
         errors = error & (BUFFER_OVFL | COLL_ERR | CRC_ERR | PARITY_ERR | PROTOCOL_ERR)
-        return Frame(bytes(received), errors, control & 0x07)
+        return Frame(bytes(received), errors, control & 0x07, coll)
+
+    def _silence(self) -> None:
+        """Neither RxIRq nor TimerIRq once the timer must have run out. On a working chip an answer broke
+        off (BrokenOff): TAuto stops the timer at an answer's 5th bit, noise's too, and RxIRq waits for a
+        valid end. A chip that was reset (or lost its supply) or that stopped answering on SPI is a fault
+        at once; otherwise the receiver is stopped and the timer started anew, and a timer that does not
+        run out either (the chip's clock stopped) is a fault too: the reader restarts only then."""
+        version, tx_control, t_mode = self.read(VERSION, TX_CONTROL, T_MODE)
+        if version in (0x00, 0xFF):
+            raise Silent(version)
+        if not t_mode & T_AUTO or tx_control & ANTENNA != ANTENNA:
+            raise ReaderFault(f"the RC522 lost its set-up (TModeReg 0x{t_mode:02X}, TxControlReg 0x{tx_control:02X}): "
+                              "it was reset or its supply dipped; restarting it", "restarting")
+        self.write(COMMAND, IDLE)  # the receiver off: nothing heard can stop the timer this time
+        self.write(COM_IRQ, TIMER_IRQ)
+        self.write(CONTROL, T_START_NOW)
+        self._sleep(TIMEOUT + MARGIN)
+        if not self.read(COM_IRQ)[0] & TIMER_IRQ:
+            raise ReaderFault("the RC522 neither answered nor timed out, and its timer started anew did not run out "
+                              "either: its clock stopped; restarting it", "restarting")
+        raise BrokenOff
 
     def _halt(self) -> None:
         """HLTA. A card that halts does not answer, and any answer within 1 ms of the frame is its NAK
         (ISO/IEC 14443-3 6.4.3): the poll ends once the chip's timer (1 ms from the end of the frame) has
-        run out, so no command cuts that 1 ms short. A NAK changes nothing: the next WUPA wakes the card."""
+        run out, so no command cuts that 1 ms short. A NAK changes nothing, nor does an answer that broke
+        off: the next WUPA wakes the card."""
         command = bytes([HLTA, 0x00])
         command += crc_a(command)
         self._send(command, 0)
-        self._receive(0, _frame_time(len(command), 0) + TIMEOUT)
-
-    def _fault(self) -> ReaderFault:
-        """Why the chip neither answered nor timed out: silent, or it lost its set-up."""
-        version, tx_control, t_mode = self.read(VERSION, TX_CONTROL, T_MODE)
-        if version in (0x00, 0xFF):
-            return Silent(version)
-        if not t_mode & T_AUTO or tx_control & ANTENNA != ANTENNA:
-            return ReaderFault(f"the RC522 lost its set-up (TModeReg 0x{t_mode:02X}, TxControlReg 0x{tx_control:02X}): "
-                               "it was reset or its supply dipped; restarting it", "restarting")
-        return ReaderFault("the RC522 neither answered nor timed out", "not answering")
+        with contextlib.suppress(BrokenOff):
+            self._receive(0, _frame_time(len(command), 0) + TIMEOUT)
 
 
 class Rc522Reader(Reader):
@@ -301,8 +370,11 @@ class Rc522Reader(Reader):
                  gain_db: int = DEFAULT_GAIN_DB, pin_factory: Any = None, sleep: Callable[[float], None] = time.sleep,
                  **kwargs: Any):
         super().__init__(name, seat, **kwargs)
+        if type(spi_hz) is not int or not SPI_HZ_MIN <= spi_hz <= SPI_HZ_MAX:
+            raise ReaderError(f"reader {name}: spi_hz {spi_hz!r} is not a whole number of Hz from {SPI_HZ_MIN} to "
+                              f"{SPI_HZ_MAX} (the MFRC522's SPI runs at up to 10 Mbit/s)")
         if gain_db not in GAINS_DB:
-            raise ValueError(f"gain_db {gain_db}: one of {', '.join(map(str, GAINS_DB))}")
+            raise ReaderError(f"reader {name}: gain_db {gain_db!r} is not one of {', '.join(map(str, GAINS_DB))}")
         self.where = f"/dev/spidev{bus}.{device}"
         #: the chip found at the last start, e.g. "NXP MFRC522 v2.0 (0x92)"; None before
         self.version: str | None = None
@@ -338,6 +410,9 @@ class Rc522Reader(Reader):
             raise
         self._due = self._clock() + wait  # counted from the end of the step (an import may be slow)
         return False
+
+    def _step_due(self) -> float | None:
+        return self._due if self._steps is not None else None
 
     def _begin(self) -> float:
         return self._use_chip(self._chip.wake)
@@ -443,10 +518,20 @@ class Rc522Reader(Reader):
             log.warning("reader %d (%s): " + message, self.number, self.name, *args)
 
     def _release(self) -> None:
-        """The reset line is driven low before it is released: the chip powers down, its field off."""
-        if self._reset is not None:
-            self._reset.off()
-            self._reset.close()
+        """Leave the chip with its field off whatever its reset line does next: gpiozero returns a released pin
+        to an input without a pull, which nothing drives once the process has ended. The chip is put in soft
+        power-down (antenna off) through its registers, and its line released as it is, high: a module that
+        pulls RST up (the common ones do: they work with RST unconnected) keeps it powered down; on one that
+        does not, the line floats, and low is hard power-down while a rise is a hard reset, whose defaults
+        have the antenna off. A chip that does not confirm the power-down (failing, starting) is held in hard
+        power-down (the line low) until the line is released."""
+        powered_down = False
         if self._spi is not None:
+            with contextlib.suppress(OSError):
+                powered_down = Rc522(self._spi).power_down()
             self._spi.close()
             self._spi = None
+        if self._reset is not None:
+            if not powered_down:
+                self._reset.off()
+            self._reset.close()

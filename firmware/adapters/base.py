@@ -21,6 +21,11 @@ class Adapter:
     kinds: ClassVar[tuple[str, ...]]
     #: what each button does in this game (shown in help and the README)
     buttons: ClassVar[dict[str, str]]
+    #: the engine's words for what it waits for ("end turn") in the table's, naming the button or
+    #: tap that answers ("pass: end turn"), in the 20 columns the screen leaves after a short name
+    asks: ClassVar[dict[str, str]] = {}
+    #: the title on the screen's top line when the game's own leaves its phase too little room
+    short_title: ClassVar[str] = ""
 
     def __init__(self, hints: bool = True, boards: Sequence[Offer] = ()) -> None:
         self.game = engines.get(self.game_name)
@@ -39,6 +44,11 @@ class Adapter:
 
     def press(self, state: engines.State, role: str, seat: int | None) -> Flow:
         raise NotImplementedError
+
+    def waiting(self, prompt: engines.Prompt) -> str:
+        """What the table waits for, as the scoreboard says it ("Ben: pass: end turn")."""
+        who, colon, words = prompt.text.rpartition(": ")
+        return f"{who}{colon}{self.asks.get(words, words)}"
 
     def hint(self, state: engines.State) -> str:
         """A one-line hint for the scoreboard ("" for none); only asked when hints are on."""

@@ -23,6 +23,7 @@ class MaharaniAdapter(Adapter):
         "withdraw": "refresh the action markers (instead of placing)",
         "next": "end a stuck game (asks to confirm)",
     }
+    asks = {"place or refresh": "tap tile or withdraw", "2nd tile or end": "tap 2nd tile or pass", "end turn": "pass: end turn"}
 
     def setup(self, n_players):
         """With board files besides the default bundled one (an owner's corrected board), choose one; an

@@ -27,6 +27,16 @@ class MongolsAdapter(Adapter):
         "pass": "end the turn",
         "ok": "enter a throw (dice assistant on)",
     }
+    #: "roll" and "roll or stop" are asked with the dice assistant only, "stop or bust" without
+    asks = {
+        "roll or stop": "ok: roll or withdraw",
+        "roll": "ok: roll",
+        "stop": "withdraw: stop",
+        "stop or bust": "withdraw; bust: tap",
+        "collect, end turn": "tap plans, pass: end",
+        "discard a card": "tap card to discard",
+        "end turn": "pass: end turn",
+    }
 
     def setup(self, n_players):
         dice = yield yes_no("Dice assistant?", field="dice")

@@ -19,7 +19,7 @@ from ..flows import Choose, Replace, Tap, ask, yes_no
 from .base import Adapter
 
 #: without a board, provinces are named after their tile number, the last one (Agra) by name
-AGRA, ROUNDS = "agra", 12
+AGRA, ROUNDS = "Agra", 12
 COLOUR_CHANGE = "color_change"
 #: cities per province when no board names them: Agra has five, the others four
 CITIES = {AGRA: 5}
@@ -34,6 +34,7 @@ class TajMahalAdapter(Adapter):
     game_name = "taj_mahal"
     kinds = ("card", "special", "province", "bonus")
     buttons = {"withdraw": "withdraw from the round (majorities resolved at once)", "ok": "done (declaring a hand)"}
+    asks = {"play or out": "tap or withdraw"}
 
     def setup(self, n_players):
         """With board files (the owner's, checked), choose one; without, chains are counted."""
@@ -112,12 +113,10 @@ class TajMahalAdapter(Adapter):
         p = prompt.player
         kinds = [k for k in ("palace", "crown") if k in prompt.expects]
         kind = kinds[0] if len(kinds) == 1 else (yield Choose.of(f"{state.short_name(p)}: place what?", [("Palace", "palace"), ("Crown", "crown")], field="type"))
-        cities = prompt.options.get(kind)
-        if cities is None:
-            cities = self._free_labels(state, kind)
+        cities = [(city, city) for city in prompt.options[kind]] if kind in prompt.options else self._free_cities(state, kind)
         if not cities:
             raise IllegalAction("No city left", f"no city of this province can take the {kind}")
-        city = yield from ask(f"{state.short_name(p)}: {kind} where?", [(c, c) for c in cities], field="city")
+        city = yield from ask(f"{state.short_name(p)}: {kind} where?", cities, field="city")
         action = {"type": kind, "player": p, "city": city}
         if kind == "palace":
             with_board = "palace" in prompt.options
@@ -127,17 +126,27 @@ class TajMahalAdapter(Adapter):
 
     @staticmethod
     def province_label(number: object) -> str:
-        """Without a board: the province whose tile shows `number` (Agra holds tile 12)."""
-        return AGRA if number == ROUNDS else f"province-{number}"
+        """Without a board: the province whose tile shows `number` (Agra holds tile 12), as the
+        players read it ("Province 3")."""
+        return AGRA if number == ROUNDS else f"Province {number}"
 
-    def _free_labels(self, state, kind: str) -> tuple[str, ...]:
-        """Without a board, the province's cities are numbered; a palace takes one without a palace."""
+    @staticmethod
+    def city_label(province: str, k: int) -> str:
+        """Without a board: the province's k-th city ("city 2 of province 3", "city 5 of Agra"); a
+        game begun before the labels were words ("province-3") goes on with the cities it named then
+        ("province-3-2")."""
+        if province.islower():
+            return f"{province}-{k}"
+        return f"city {k} of {province if province == AGRA else province.lower()}"
+
+    def _free_cities(self, state, kind: str) -> list[tuple[str, str]]:
+        """Without a board, the province's cities are numbered ("City 2" in the chooser, the round's
+        province being known); a palace takes one without a palace."""
         province = state.province
-        labels = [f"{province}-{k}" for k in range(1, CITIES.get(province, DEFAULT_CITIES) + 1)]
+        count = CITIES.get(province.capitalize(), DEFAULT_CITIES)
+        cities = [(f"City {k}", self.city_label(province, k)) for k in range(1, count + 1)]
         taken = state.palaces.get(province, {})
-        if kind == "palace":
-            labels = [c for c in labels if taken.get(c, (None, None))[0] is None]
-        return tuple(labels)
+        return [(label, city) for label, city in cities if kind != "palace" or taken.get(city, (None, None))[0] is None]
 
     def _chain(self, state, prompt):
         counts = prompt.options["provinces"]

@@ -33,6 +33,8 @@ class ThurnUndTaxisAdapter(Adapter):
         "withdraw": "discard the route (before laying)",
         "next": "record an official (postmaster, administrator)",
     }
+    short_title = "T. und Taxis"
+    asks = {"lay a card": "tap a card", "close or end": "ok: close, pass: end", "end turn": "pass: end turn"}
 
     def tag(self, state, entry, seat):
         p = yield from self.acting_seat(state, seat)

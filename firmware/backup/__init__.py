@@ -9,6 +9,10 @@ Games are read and written through the journal's API and tags through the tag ma
 name. A game the store cannot give whole (a missing entry, a log the rules refuse) is left out of the
 backup and named in it, so a backup always restores.
 
+A backup is written readable by its owner and group only (0640), with the profile's club password
+blanked out (firmware.config.redacted): the file is copied off the machine. A profile whose
+password cannot be taken out of its text is left out, and said.
+
 `restore` checks the whole file first (the format, every tag against its game, every board file,
 every game replayed through its engine) and refuses a bad file whole, naming the line. Only then it
 writes, and it never overwrites: a game already here with the same gid is kept; when the backup's
@@ -21,6 +25,7 @@ it (`<name>-restored`), and a profile that differs from this one is written besi
 
 import datetime
 import importlib.metadata
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,13 +33,14 @@ from pathlib import Path
 import engines
 
 from ..boards import Boards, write_file
-from ..config import Profile
+from ..config import REDACTED, Profile, redacted
 from ..enrolment import Progress
 from ..journal import CorruptJournal, GameRecord, Journal
+from ..report import counted
 from ..session import Session
 from ..store import connect
 from ..tagmap import TagMap
-from .fileformat import BadBackup, Contents, dump, parse
+from .fileformat import MAX_BACKUP, BadBackup, Contents, dump, read
 
 __all__ = ["BadBackup", "Report", "RestoreFailed", "load", "restore", "take", "take_nightly"]
 
@@ -57,7 +63,7 @@ class Report:
 def take(profile: Profile, path: str | Path) -> Report:
     """Write a backup of the profile's table to `path` (atomically: a file is whole or absent)."""
     contents, report = _snapshot(profile)
-    write_file(Path(path), dump(contents), 0o644)
+    write_file(Path(path), dump(contents), 0o640)
     report.lines.insert(0, f"backup of table {contents.table!r} written to {path}")
     return report
 
@@ -76,12 +82,16 @@ def take_nightly(profile: Profile, folder: str | Path, keep: int) -> Report:
 
 
 def load(path: str | Path) -> Contents:
-    """The checked contents of the backup at `path`; BadBackup names what is wrong."""
+    """The checked contents of the backup at `path`, read line by line (fileformat.py); BadBackup names
+    what is wrong, a file over MAX_BACKUP bytes before it is read."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
+        size = os.stat(path).st_size
+        if size > MAX_BACKUP:
+            raise BadBackup(f"{path}: {size} bytes, more than the {MAX_BACKUP // 1024 ** 3} GB a backup may have: "
+                            "refused before reading it")
+        return read(lambda: open(path, "rb"), str(path))
+    except OSError as error:
         raise BadBackup(f"{path}: cannot read it ({error})") from None
-    return parse(text, str(path))
 
 
 def _snapshot(profile: Profile) -> tuple[Contents, Report]:
@@ -90,7 +100,12 @@ def _snapshot(profile: Profile) -> tuple[Contents, Report]:
     journal, tags = Journal(client, profile.table.id), TagMap(client, profile.table.id)
     report = Report()
     contents = Contents(profile.table.id, datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), _version())
-    contents.profile = (profile.path.name, profile.path.read_text(encoding="utf-8"))
+    text = redacted(profile, profile.path.read_text(encoding="utf-8"))
+    if text is None:
+        report.problems.append(f"the profile {profile.path} is not in the backup: its [club] password could not be blanked out "
+                               "of its text (write it as password = \"...\" on a line of its own)")
+    else:
+        contents.profile = (profile.path.name, text)
     contents.boards = Boards(profile.boards.dir).files()
     report.problems += [f"tag map: {problem} (not in the backup)" for problem in tags.load()]
     contents.tags = dict(tags.items())
@@ -109,8 +124,9 @@ def _snapshot(profile: Profile) -> tuple[Contents, Report]:
     report.problems += [f"game {gid} is not in the backup: {reason}" for gid, reason in contents.skipped]
     current = journal.current()
     contents.current = current if any(game.gid == current for game in contents.games) else None
-    report.lines += [f"{len(contents.games)} games, {len(contents.tags)} tags, {len(contents.boards)} board files, "
-                     f"the profile {contents.profile[0]}"]
+    report.lines += [f"{counted(len(contents.games), 'game')}, {counted(len(contents.tags), 'tag')}, "
+                     f"{counted(len(contents.boards), 'board file')}"
+                     + (f", the profile {contents.profile[0]}" if contents.profile else "")]
     return contents, report
 
 
@@ -126,7 +142,7 @@ def restore(profile: Profile, path: str | Path) -> Report:
     contents = load(path)
     boards = Boards(profile.boards.dir)
     if contents.boards and profile.boards.dir is None:
-        raise BadBackup(f"{path} holds {len(contents.boards)} board files, but {profile.path} names no [boards] dir to put them in")
+        raise BadBackup(f"{path} holds {counted(len(contents.boards), 'board file')}, but {profile.path} names no [boards] dir to put them in")
     client = connect(profile.store.url)
     journal, tags = Journal(client, profile.table.id), TagMap(client, profile.table.id, profile.store.copy_dir(profile.store.url))
     tags.load()
@@ -175,14 +191,24 @@ def _free_name(place, base: str, text: str) -> str:
 
 
 def _restore_profile(profile: Profile, name: str, text: str) -> str:
-    if profile.path.read_text(encoding="utf-8") == text:
+    if redacted(profile, profile.path.read_text(encoding="utf-8")) == text:
         return f"profile: the same as {profile.path}"
     target = profile.path.with_name(f"{name}.restored")
     try:
-        write_file(target, text, 0o644)
+        write_file(target, text, 0o640)
+        _same_group(target, profile.path)
     except PermissionError as error:
         raise RestoreFailed(f"cannot write {target}: {error.strerror} (on the Pi: run it with sudo)") from None
-    return f"profile: the backup's differs from {profile.path}: written to {target} to compare (yours is unchanged)"
+    blanked = " (its club password was left out of the backup: put yours back)" if REDACTED in text else ""
+    return f"profile: the backup's differs from {profile.path}: written to {target} to compare (yours is unchanged){blanked}"
+
+
+def _same_group(target: Path, model: Path) -> None:
+    """`target` in `model`'s group (the profile's: root and tablemate read it), where this user may say so."""
+    try:
+        os.chown(target, -1, model.stat().st_gid)
+    except PermissionError:
+        pass
 
 
 def _restore_tags(tags: TagMap, contents: Contents) -> str:
@@ -198,7 +224,7 @@ def _restore_tags(tags: TagMap, contents: Contents) -> str:
             moved += 1
     tags.set_many(new)
     return (f"tags: {len(contents.tags)} in the backup, {len(contents.tags) - len(new)} already here, {len(new)} written"
-            + (f", {moved} components moved back to the backup's tags" if moved else ""))
+            + (f", {counted(moved, 'component')} moved back to the backup's tags" if moved else ""))
 
 
 def _restore_game(client, table: str, journal: Journal, game: GameRecord) -> tuple[str, str]:
@@ -207,14 +233,14 @@ def _restore_game(client, table: str, journal: Journal, game: GameRecord) -> tup
         here = journal.load(game.gid) if _taken(journal, game.gid) else None
     except (KeyError, CorruptJournal):
         here = "damaged"
-    title = f"game {game.gid} ({game.game}, {len(game.entries)} entries)"
+    title = f"game {game.gid} ({game.game}, {counted(len(game.entries), 'entry', 'entries')})"
     if isinstance(here, GameRecord) and here.header() == game.header() and here.created == game.created:
         shorter = min(len(here.entries), len(game.entries))
         if here.entries[:shorter] == game.entries[:shorter]:
             if len(here.entries) >= len(game.entries):
                 return f"{title}: already here", game.gid
             _write(client, table, game, start=len(here.entries))
-            return f"{title}: {len(game.entries) - len(here.entries)} entries added to the copy here", game.gid
+            return f"{title}: {counted(len(game.entries) - len(here.entries), 'entry', 'entries')} added to the copy here", game.gid
     gid = game.gid
     if here is not None:
         gid = _free_gid(journal, game.gid)

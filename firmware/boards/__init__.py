@@ -18,12 +18,13 @@ import logging
 import os
 import re
 import tempfile
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import engines
+from engines.core import read_toml_file
+from engines.core.data import read_text
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +68,7 @@ def check(game: str, path: str | Path, name: str | None = None) -> Checked:
     if not hasattr(package, "load_board_file"):
         raise BoardFileError(f"{game} has no board files (the games with boards: {', '.join(games())})")
     board = package.load_board_file(path)
-    data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    data = read_toml_file(path)
     differences = tuple(board.differences()) if hasattr(board, "differences") else ()
     return Checked(name or Path(path).stem, board.summary, differences, data)
 
@@ -101,14 +102,15 @@ class Boards:
 
     def offered(self, game: str) -> list[Offer]:
         """What set-up offers for `game`: the owner's boards that pass the checks, then the bundled ones
-        no owner's board replaces. A bad owner's file is left out and logged: set-up goes on."""
+        no owner's board replaces. A bad owner's file (one hand-copied too: unreadable, too large, nested
+        too deep) is left out and logged: set-up goes on."""
         if game not in games():
             return []
         offers = []
         for path in self.owner_files(game):
             try:
                 offers.append(Offer(path.stem, check(game, path).data, owner=True))
-            except (engines.IllegalAction, OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+            except engines.IllegalAction as error:
                 log.warning("board file %s is left out: %s", path, error)
         owned = {offer.name for offer in offers}
         return offers + [Offer(name, name, owner=False) for name in _package(game).bundled_boards() if name not in owned]
@@ -117,7 +119,7 @@ class Boards:
         """Check the board file at `path` and copy it among the owner's boards of `game`; its place and
         what happened ("installed", "replaced", "unchanged"). Refused, nothing is written."""
         checked = check(game, path, name)
-        return self.write(game, checked.name, Path(path).read_text(encoding="utf-8"), replace)
+        return self.write(game, checked.name, read_text(path), replace)
 
     def write(self, game: str, name: str, text: str, replace: bool = False) -> tuple[Path, str]:
         """Write a checked board's text as the owner's board `name` of `game` (atomically, readable by

@@ -39,8 +39,10 @@ DOWN = "The club's Redis is not answering: this page carries on by itself when i
 GAMES_SHOWN = 200
 
 
-def create_app(url: str, user: str | None = None, password: str | None = None, max_viewers: int = 50) -> Guard:
-    """The ASGI app of the club page over the club's Redis at `url` (its read-only ACL user)."""
+def create_app(url: str, user: str | None = None, password: str | None = None, max_viewers: int = 50,
+               hosts: tuple[str, ...] = ()) -> Guard:
+    """The ASGI app of the club page over the club's Redis at `url` (its read-only ACL user); with
+    `hosts`, it answers only requests naming one of them in their Host header."""
     def client() -> redis.Redis:
         return connect(url, username=user, password=password)
 
@@ -70,7 +72,7 @@ def create_app(url: str, user: str | None = None, password: str | None = None, m
         BadFilter: page.error(400, "Bad filter"),
         HTTPException: page.http_error,
     }
-    app = guarded(routes, handlers, hub)
+    app = guarded(routes, handlers, hub, hosts)
     page.router = app.app.router
     return app
 

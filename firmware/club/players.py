@@ -1,8 +1,12 @@
 """Player cards: a personal tag that names its player at any table of the club.
 
 A card is an entry of the tag map (so `tags export/import` and backups carry it) of kind "player"
-and no game, its descriptor `{"id": ..., "name": ...}`. The id is made from the card's UID, so the
-same card enrolled at two tables is the same player there, and a rename keeps the player's record.
+and no game, its descriptor `{"id": ..., "name": ..., "ticket": ...}`. The id is made from the
+card's UID, so the same card enrolled at two tables is the same player there, and a rename keeps the
+player's record. The ticket is a random secret made when the card is enrolled: it travels with the
+card in a tag file to the owner's other tables, and the club counts a table's games with that card
+only when the table holds the ticket of the table that enrolled it (firmware.club.roster). A card
+enrolled before tickets existed gets one when its table starts (`Players.ticket_all`).
 
 Enrolment is like a component's: `tablemate players add NAME` leaves the name waiting
 (`tablemate:{table}:players:pending`); the table then asks for the card on its screen ("Tap the
@@ -12,6 +16,8 @@ table's default names, and only claimed seats count in a player's record at the 
 """
 
 import hashlib
+import re
+import secrets
 from dataclasses import dataclass, field
 
 from ..store import table_key
@@ -21,6 +27,8 @@ KIND = "player"
 #: the game field of a player card: it belongs to no game
 NO_GAME = ""
 MAX_NAME = 20
+#: a card's ticket: 128 random bits in hex
+TICKET = re.compile(r"[0-9a-f]{32}")
 
 
 class BadPlayer(ValueError):
@@ -36,8 +44,14 @@ def player_id(uid: str) -> str:
     return "p-" + hashlib.sha256(normalise_uid(uid).encode()).hexdigest()[:12]
 
 
-def card(uid: str, name: str) -> TagEntry:
-    return TagEntry(NO_GAME, KIND, {"id": player_id(uid), "name": name}, name)
+def card(uid: str, name: str, ticket: str | None = None) -> TagEntry:
+    """`name`'s card on tag `uid`, with `ticket` (a new one when None)."""
+    return TagEntry(NO_GAME, KIND, {"id": player_id(uid), "name": name, "ticket": ticket or secrets.token_hex(16)}, name)
+
+
+def ticket_of(entry: TagEntry) -> str | None:
+    """The card's ticket (None: enrolled before tickets existed)."""
+    return entry.descriptor.get("ticket")
 
 
 def check_name(name: object) -> str:
@@ -53,8 +67,10 @@ def check_name(name: object) -> str:
 
 def descriptor_problem(uid: str, descriptor: object, label: str) -> str | None:
     """What is wrong with a player card as a tag file has it (None: nothing)."""
-    if not isinstance(descriptor, dict) or set(descriptor) != {"id", "name"}:
-        return "a player card's descriptor has exactly id and name"
+    if not isinstance(descriptor, dict) or not {"id", "name"} <= set(descriptor) <= {"id", "name", "ticket"}:
+        return "a player card's descriptor has id, name and ticket (a card exported before tickets existed: id and name)"
+    if "ticket" in descriptor and not (isinstance(descriptor["ticket"], str) and TICKET.fullmatch(descriptor["ticket"])):
+        return "a player card's ticket is 32 hex digits, as its table made it"
     try:
         check_name(descriptor["name"])
     except BadPlayer as error:
@@ -102,7 +118,8 @@ class Players:
         previous = self.find(name)
         if previous is not None and previous != normalise_uid(uid):
             self.tags.forget(previous)
-        entry = card(uid, name)
+        held = self.tags.get(uid)
+        entry = card(uid, name, ticket_of(held) if is_card(held) else None)
         self.tags.set(uid, entry)
         self.cancel(name)
         return entry
@@ -113,9 +130,16 @@ class Players:
         other = self.find(new)
         if other is not None and other != uid:
             raise BadPlayer(f"{new} already has a card ({other})")
-        entry = TagEntry(NO_GAME, KIND, {"id": player_id(uid), "name": new}, new)
+        entry = card(uid, new, ticket_of(self.tags.get(uid)))
         self.tags.set(uid, entry)
         return entry
+
+    def ticket_all(self) -> int:
+        """Give a ticket to every card enrolled before tickets existed (the table does it at start);
+        how many got one."""
+        missing = {uid: card(uid, entry.descriptor["name"]) for uid, entry in self.cards() if ticket_of(entry) is None}
+        self.tags.set_many(missing)
+        return len(missing)
 
     def forget(self, name: str) -> str:
         """Forget `name`'s card (their games stay as they were); the card's UID."""

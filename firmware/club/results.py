@@ -5,11 +5,15 @@ Tables are found by their `games` index (`tablemate:{<name>}:games`, SCAN, again
 seconds) and at once by their first update (`heard`); each table is read through the live view's Reader (firmware.web.reader), which replays a
 game once for as long as its entry count stays the same.
 
-Results count finished games only. A seat's placing is its rank by total, the game's winners (after
-its own tie-break) first: 1 + the number of seats that did better (a winner when this seat is not
-one, or more points), so equal seats share a place. Player records and tournaments count the seats
-player cards claimed (firmware.club.players): a player is their card's id, shown with the name of
-their newest game; seats with default names belong to nobody.
+Results count finished games only, and only games that started before now (a `created` more than
+FUTURE_S ahead of the club's clock is a table's wrong clock or a forgery: left out, and logged). A
+seat's placing is its rank by total, the game's winners (after its own tie-break) first: 1 + the
+number of seats that did better (a winner when this seat is not one, or more points), so equal seats
+share a place. Player records and tournaments count the seats player cards claimed
+(firmware.club.players) where the club counts that card at that table (firmware.club.roster: the
+table that enrolled it, or one it was exported to): a player is their card's id, shown with the
+name the table that enrolled the card gives them (else the name of their newest game); other seats
+belong to nobody.
 
 A tournament ranks the card holders over a chosen set of finished games (filters below, all
 optional and combined): by the sum of their placings (lower is better; equal sums: more points
@@ -19,6 +23,7 @@ the standings show how many each played.
 """
 
 import datetime
+import logging
 import re
 import threading
 import time
@@ -27,9 +32,14 @@ from dataclasses import dataclass, field
 import redis
 
 from ..web.reader import GID, Reader
+from .roster import Cards
+
+log = logging.getLogger(__name__)
 
 #: seconds between two looks for new tables
 TABLES_S = 5.0
+#: how far ahead of the club's clock a game's start may be (the tables' clocks differ a little)
+FUTURE_S = 3600.0
 _GAMES_KEY = re.compile(r"tablemate:\{([a-z0-9][a-z0-9_-]{0,31})\}:games")
 _UPDATES = re.compile(r"tablemate:\{([a-z0-9][a-z0-9_-]{0,31})\}:updates")
 RANKINGS = ("placings", "scores")
@@ -53,6 +63,8 @@ class Seat:
     place: int
     winner: bool
     seats: int
+    #: the name the table that enrolled the card gives its player (None: no card counted, or no name there)
+    known_as: str | None = None
 
 
 @dataclass
@@ -66,7 +78,7 @@ class Record:
 
     def add(self, seat: Seat) -> None:
         if seat.created >= self.last:
-            self.last, self.name = seat.created, seat.name
+            self.last, self.name = seat.created, seat.known_as or seat.name
         mine = self.games.setdefault(seat.game, {"title": seat.title, "played": 0, "won": 0, "best": None, "sum": 0, "last": 0.0})
         mine["played"] += 1
         mine["won"] += seat.winner
@@ -134,12 +146,22 @@ class Selection:
                 and (not self.gids or f"{seat.table}/{seat.gid}" in self.gids))
 
 
+def _claims(summary: dict) -> list[str | None]:
+    """The card each seat of a game claimed (None: none), from its header as the table wrote it."""
+    cards, seats = summary.get("cards"), len(summary["scores"])
+    if not isinstance(cards, list) or len(cards) != seats:
+        return [None] * seats
+    return [card if isinstance(card, str) else None for card in cards]
+
+
 class Club:
     def __init__(self, client: redis.Redis):
         self.client = client
         self._readers: dict[str, Reader] = {}
         self._looked = float("-inf")
         self._lock = threading.Lock()
+        #: (table, gid) of the games left out for a start in the future, logged once each
+        self._ahead: set[tuple[str, str]] = set()
 
     def tables(self) -> list[str]:
         """Every table with games at the club, by name (found again every TABLES_S seconds)."""
@@ -175,18 +197,31 @@ class Club:
             return dict(zip(names, map(bool, pipe.execute())))
 
     def seats(self) -> list[Seat]:
-        """Every seat of every finished game of every table, oldest game first."""
+        """Every seat of every finished game of every table, oldest game first; a seat's player is the
+        card it claimed where the club counts that card at that table (module docstring), else None."""
+        games = [(table, s) for table in self.tables() for s in self._readers[table].summaries()
+                 if s.get("status") == "over" and not self._ahead_of_now(table, s)]
+        claims = {(table, s["gid"]): _claims(s) for table, s in games}
+        claimed = {card for cards in claims.values() for card in cards if card}
+        cards = Cards.read(self.client, sorted({table for table, _ in games}), claimed) if claimed else Cards()
         seats = []
-        for table in self.tables():
-            for s in self._readers[table].summaries():
-                if s.get("status") != "over":
-                    continue
-                places = placings(s["scores"])
-                cards = s.get("cards") or [None] * len(s["scores"])
-                seats += [Seat(table, s["gid"], s["game"], s["title"], s["created"], score["seat"], score["player"],
-                               cards[score["seat"]], score["total"], place, score["winner"], len(s["scores"]))
-                          for score, place in zip(s["scores"], places)]
+        for table, s in games:
+            places = placings(s["scores"])
+            for score, place, card in zip(s["scores"], places, claims[table, s["gid"]]):
+                player = card if card and cards.counts(table, card) else None
+                seats.append(Seat(table, s["gid"], s["game"], s["title"], s["created"], score["seat"], score["player"], player,
+                                  score["total"], place, score["winner"], len(s["scores"]), cards.name(player) if player else None))
         return sorted(seats, key=lambda seat: (seat.created, seat.table, seat.gid, seat.seat))
+
+    def _ahead_of_now(self, table: str, summary: dict) -> bool:
+        """Whether a game starts more than FUTURE_S after now by the club's clock (logged once)."""
+        if summary["created"] <= time.time() + FUTURE_S:
+            return False
+        if (table, summary["gid"]) not in self._ahead:
+            self._ahead.add((table, summary["gid"]))
+            log.warning("game %s of table %s starts in the future (%s): left out of the results; check that table's clock",
+                        summary["gid"], table, datetime.datetime.fromtimestamp(summary["created"]).isoformat(timespec="seconds"))
+        return True
 
     def records(self, seats: list[Seat] | None = None) -> list[dict]:
         """Each card holder's record, by name."""
@@ -210,7 +245,7 @@ class Club:
             row["scores"] += seat.total
             row["wins"] += seat.winner
             if seat.created >= row["last"]:
-                row["last"], row["name"] = seat.created, seat.name
+                row["last"], row["name"] = seat.created, seat.known_as or seat.name
         if selection.rank == "placings":
             order = sorted(rows.values(), key=lambda r: (r["placings"], -r["scores"], r["name"].lower()))
             key = lambda r: (r["placings"], -r["scores"])  # noqa: E731

@@ -18,6 +18,9 @@ club's `updates` channel of the table after each copy (the club page follows the
 - Never in the way of play: its own thread and its own connections to both servers; it only reads
   the table's Redis. It wakes on the table's `updates` channel (a message after every write) and
   looks again every POLL_S seconds anyway, and at every (re)connection goes over every game.
+- Its player cards: the uplink publishes the table's roster and claims its cards in the club's
+  registry (firmware.club.roster) at every full pass, and before it copies a game header naming a
+  card it has not claimed yet, so no game shows a card before its table holds it.
 - One table per name: the uplink holds the writer lease of its name at the club (the journal's lease,
   `tablemate:{<name>}:writer`, refreshed every few seconds), so a second table uplinking under the same
   name (a cloned SD card, two tables left with one default name) is refused loudly and copies nothing.
@@ -37,8 +40,9 @@ import redis
 
 from ..journal import OUTAGE, Journal, lease, trouble
 from ..journal.records import deleted_tail
-from ..journal.refusal import UNREACHABLE
+from ..journal.refusal import UNREACHABLE, is_wrong_type
 from ..store import connect
+from . import roster
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +104,10 @@ class Uplink:
         self.entries = 0
         #: games whose stream at the table lost its end: the club's longer copy is kept
         self.kept_longer: set[str] = set()
+        #: the roster the club holds (None: not published since the last (re)connection)
+        self.roster: dict[str, dict] | None = None
+        #: what was logged once: each card another table holds at the club, a club ACL refusing the claims
+        self._told: set[str] = set()
         #: the problem now, in words for the screen (None: copying)
         self.trouble: str | None = None
         self._current: str | None | bool = False
@@ -189,6 +197,7 @@ class Uplink:
         """Read what the club holds again before the next copy (after a failure or a reconnection)."""
         self._claimed = float("-inf")
         self.copied.clear()
+        self.roster = None
         self._current = False
         self._next_full = float("-inf")
 
@@ -240,6 +249,8 @@ class Uplink:
         if time.monotonic() - self._claimed >= lease.REFRESH_S:
             self.claim()
         full = time.monotonic() >= self._next_full
+        if full:
+            self.publish_roster()
         games, current = self._read_source(lambda r: (r.zrange(self.source.key("games"), 0, -1, withscores=True),
                                                       r.get(self.source.key("current"))))
         created = dict(games)
@@ -275,6 +286,8 @@ class Uplink:
             entries = entries[:BATCH]
             if not entries and header == known.header:
                 return copied
+            if header != known.header and not set(_cards(header)) <= set(self.roster or ()):
+                self.publish_roster()
             self._write(gid, created, entries, header if header != known.header else None)
             if entries:
                 known.top = entries[-1][0]
@@ -282,6 +295,31 @@ class Uplink:
             known.header = header
             if len(entries) < BATCH:
                 return copied
+
+    def publish_roster(self) -> None:
+        """Publish the table's player cards at the club and claim them (firmware.club.roster); a card
+        another table holds, or a club whose ACL for this table predates the registry, is logged once."""
+        cards = roster.roster_of(self._read_source(lambda r: _hash(r, self.source.key("tags"))))
+        if cards == self.roster:
+            return
+        try:
+            elsewhere = roster.publish(self.dest.client, self.club.table, cards)
+        except redis.exceptions.NoPermissionError as denied:
+            self._tell("acl", f"the club's ACL for {self.club.table!r} does not let it claim its player cards ({denied}): their "
+                              "games count nowhere at the club until its owner runs the ACL SETUSER line tablemate club-acl prints")
+            return
+        except (redis.RedisError, OSError) as error:
+            raise club_trouble(error) from None
+        for player, holder in elsewhere.items():
+            self._tell(player, f"player card {cards[player]['name']} ({player}) is held at the club by table {holder!r}: its games "
+                               f"here count there only if this card came from {holder}'s tag file (tablemate tags export there, "
+                               "tags import here)")
+        self.roster = cards
+
+    def _tell(self, what: str, message: str) -> None:
+        if what not in self._told:
+            self._told.add(what)
+            log.warning("%s", message)
 
     def _same_entry(self, gid: str, entry: tuple[str, dict]) -> bool:
         """Whether the table holds the club's entry `entry` of game `gid` as it is."""
@@ -354,3 +392,22 @@ class Uplink:
             raise ClubTrouble("Club busy", "the club's keys of this table changed during a copy") from None
         except (redis.RedisError, OSError) as error:
             raise club_trouble(error) from None
+
+
+def _hash(r: redis.Redis, key: str) -> dict:
+    """The hash at `key`; empty when the key holds another type of data (the table says so itself)."""
+    try:
+        return r.hgetall(key)
+    except redis.ResponseError as error:
+        if is_wrong_type(error):
+            return {}
+        raise
+
+
+def _cards(header: dict) -> list[str]:
+    """The player ids a game's stored header names (its `cards`, JSON); none when unreadable."""
+    try:
+        cards = json.loads(header.get("cards") or "[]")
+    except ValueError:
+        return []
+    return [card for card in cards if isinstance(card, str)] if isinstance(cards, list) else []

@@ -2,7 +2,7 @@
 the live view's panels, in one page on loopback.
 
 Routes: `/` the page, `/sim/state` what it shows as JSON, `/sim/events` the same after every change
-(server-sent events), `POST /sim/tap?reader=&uid=`, `/sim/button?role=&down=1|0`, `/sim/turn?steps=`
+(server-sent events; at most MAX_PAGES at once), `POST /sim/tap?reader=&uid=`, `/sim/button?role=&down=1|0`, `/sim/turn?steps=`
 (bodiless; the Guard admits them only from the page itself), `/sim/static/*`. Everything else is the
 read-only live view (firmware.web), mounted as it is, so its panels, history and SSE are its own code.
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 import jinja2
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -27,6 +27,7 @@ from ..flows import Tap
 from ..web import create_app
 from ..web.app import hub_of
 from ..web.guard import Guard
+from ..web.live import Following, Slots, address_of
 from . import catalogue
 from .controls import Controls, Refused
 
@@ -34,7 +35,9 @@ HERE = Path(__file__).parent
 #: how often the page's stream looks for a change at the table (seconds); the page is redrawn only
 #: when the frame, the inputs, the status line or the tag map changed
 POLL_S = 0.02
-#: host names the inputs are taken from, besides the address the page is bound to
+#: pages following the table at once (a stream polls the table every POLL_S: each costs CPU)
+MAX_PAGES = 8
+#: the host names the page answers at (every request: guard.py), besides the address it is bound to
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
@@ -71,6 +74,7 @@ class Page:
         self.app = app
         self.controls = controls
         self.stopping = False
+        self.pages = Slots(MAX_PAGES, MAX_PAGES)
         self.env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True,
                                       undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 
@@ -127,6 +131,10 @@ class Page:
         return JSONResponse(self.snapshot())
 
     async def events(self, request: Request) -> Response:
+        place = self.pages.take(address_of(request.scope))
+        if isinstance(place, str):
+            return JSONResponse({"error": place}, status_code=503)
+
         async def stream():
             yield "retry: 1000\n\n"
             seen = None
@@ -141,7 +149,7 @@ class Page:
                     yield f"event: table\ndata: {json.dumps(state, ensure_ascii=False)}\n\n"
                 await asyncio.sleep(POLL_S)
 
-        return StreamingResponse(stream(), media_type="text/event-stream", headers={"x-accel-buffering": "no"})
+        return Following(stream(), place)
 
     async def tap(self, request: Request) -> Response:
         query = request.query_params

@@ -16,7 +16,7 @@ from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -25,7 +25,7 @@ from ..store import connect
 from .chart import scores_chart
 from .games.generic import label
 from .guard import Guard
-from .live import Hub, Snapshot, frame
+from .live import Following, Hub, Snapshot, address_of, frame
 from .reader import GID, NoSuchGame, Reader, StoreDown
 from .replay import Replay
 
@@ -35,10 +35,11 @@ DOWN = "The game's store (Redis) is not answering: this page carries on by itsel
 RETRY_S = 5
 
 
-def create_app(store_url: str, table: str, max_viewers: int = 50) -> Guard:
+def create_app(store_url: str, table: str, max_viewers: int = 50, hosts: tuple[str, ...] = ()) -> Guard:
     """The ASGI app for table `table` of the store at `store_url` (`memory://` or `redis://...`).
 
     At most `max_viewers` live pages follow the table at once; one more is told the view is busy.
+    With `hosts`, only requests naming one of them in their Host header are answered (guard.py).
     """
     if not isinstance(table, str) or not GID.fullmatch(table):
         raise ValueError(f"table id {table!r}: use letters, digits, '-' and '_' (at most 64)")
@@ -61,14 +62,14 @@ def create_app(store_url: str, table: str, max_viewers: int = 50) -> Guard:
         CorruptJournal: view.error(500, "Unreadable game"),
         HTTPException: view.http_error,
     }
-    app = guarded(routes, handlers, hub)
+    app = guarded(routes, handlers, hub, hosts)
     view.router = app.app.router
     return app
 
 
-def guarded(routes: list, handlers: dict, hub: Hub) -> Guard:
+def guarded(routes: list, handlers: dict, hub: Hub, hosts: tuple[str, ...] = ()) -> Guard:
     """The app of `routes`, its live `hub` started and stopped with it, behind the guard (the live
-    view's and the club page's)."""
+    view's and the club page's), which answers only at `hosts` when there are any."""
     @asynccontextmanager
     async def lifespan(app: Starlette):
         await hub.start()
@@ -78,7 +79,7 @@ def guarded(routes: list, handlers: dict, hub: Hub) -> Guard:
     app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
     app.router.redirect_slashes = False  # its redirects would echo the request's Host header
     app.state.hub = hub
-    return Guard(app)
+    return Guard(app, hosts=hosts)
 
 
 def environment(*folders: Path) -> jinja2.Environment:
@@ -206,15 +207,16 @@ def sse_endpoint(hub: Hub):
         """Server-sent events: the live panel now, then after every change at the table."""
         if request.method == "HEAD":
             return Response(media_type="text/event-stream")
-        if hub.full:
-            raise HTTPException(503, f"too many live viewers (at most {hub.max_viewers})")
+        place = hub.slots.take(address_of(request.scope))
+        if isinstance(place, str):
+            raise HTTPException(503, place)
 
         async def stream():
             yield "retry: 2000\n\n"
             async for snapshot in hub.follow():
                 yield frame(snapshot)
 
-        return StreamingResponse(stream(), media_type="text/event-stream", headers={"x-accel-buffering": "no"})
+        return Following(stream(), place)
 
     return events
 

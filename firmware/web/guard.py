@@ -4,14 +4,22 @@ It wraps the whole app (error pages included), so every response carries the hea
 that could change a game, or make the app handle a large request, gets past it. (uvicorn bounds
 what it buffers of a request head that arrives slowly: see server.py.)
 
+With `hosts`, every request must name one of them in its `Host` header, read exactly as RFC 9110
+writes it (a name or an IPv4 address, or an IPv6 address in brackets, then an optional port;
+anything else, `evil.example@127.0.0.1` included, names no host): a page of another site that a
+DNS name of its own points at this address (DNS rebinding) reads nothing. The simulator always
+gives its loopback names; `tablemate web` and the club page take a list (`[web] hosts`, `tablemate
+club --allow-host`).
+
 The live view is read-only. The simulator (firmware.sim) wraps its page in the same wall with
 `inputs`: bodiless POSTs to the paths under that prefix, and only from its own page: they must
 carry the header `x-tablemate: sim` (a page of another site cannot send it without a preflight,
-which is never granted), a `Host` naming one of `hosts` (no DNS rebinding) and, when the browser
-sends one, an `Origin` of that same host.
+which is never granted) and, when the browser sends one, an `Origin` of the same host.
 """
 
+import ipaddress
 import json
+import re
 from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -33,11 +41,36 @@ HEADERS = [
 ]
 
 
+#: a Host header: a name (or an IPv4 address), or an IPv6 address in brackets; then an optional port
+_HOST = re.compile(r"(?:\[(?P<v6>[0-9a-f:.]+)\]|(?P<name>[a-z0-9.-]+))(?::[0-9]{1,5})?", re.IGNORECASE)
+
+
+def host_named(header: str) -> str | None:
+    """The host a Host header names, lower-case (an IPv6 address compressed); None when the header
+    is not a host and an optional port."""
+    found = _HOST.fullmatch(header)
+    if found is None:
+        return None
+    if found["v6"]:
+        try:
+            return ipaddress.IPv6Address(found["v6"]).compressed
+        except ValueError:
+            return None
+    return found["name"].lower()
+
+
+def host_key(host: str) -> str:
+    """An allowed host as host_named gives it: "::1" stays "::1", "Tablemate.LOCAL" is "tablemate.local"."""
+    return ipaddress.ip_address(host).compressed if ":" in host else host.lower()
+
+
 class Guard:
     def __init__(self, app: ASGIApp, inputs: str | None = None, hosts: tuple[str, ...] = ()):
+        """`app` behind the wall; POSTs under `inputs` taken (the simulator); with `hosts`, only
+        requests naming one of them in their Host header answered."""
         self.app = app
         self.inputs = inputs
-        self.hosts = hosts
+        self.hosts = tuple(dict.fromkeys(host_key(host) for host in hosts))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -54,7 +87,7 @@ class Guard:
                 message = {**message, "headers": headers}
             await send(message)
 
-        refusal = _refusal(scope) if not self._input(scope) else _input_refusal(scope, self.hosts)
+        refusal = self._host_refusal(scope) or (_refusal(scope) if not self._input(scope) else _input_refusal(scope))
         if refusal is not None:
             status, text, extra = refusal
             await _respond(scope, send_guarded, status, text, extra)
@@ -65,17 +98,23 @@ class Guard:
     def _input(self, scope: Scope) -> bool:
         return self.inputs is not None and scope["method"] == "POST" and scope["path"].startswith(self.inputs)
 
+    def _host_refusal(self, scope: Scope) -> tuple[int, str, list] | None:
+        """Why a request is refused for its Host header (None: no list of hosts, or one of them)."""
+        if not self.hosts:
+            return None
+        host = dict(scope.get("headers", [])).get(b"host", b"").decode("latin-1")
+        if host_named(host) in self.hosts:
+            return None
+        return 403, f"this page answers only at {', '.join(self.hosts)}, not {host!r}", []
 
-def _input_refusal(scope: Scope, hosts: tuple[str, ...]) -> tuple[int, str, list] | None:
+
+def _input_refusal(scope: Scope) -> tuple[int, str, list] | None:
     """Why an input (a POST to the simulator) is refused, or None when it comes from its own page."""
     headers = dict(scope.get("headers", []))
     if headers.get(b"x-tablemate") != b"sim":
         return 403, "inputs come from the simulator's own page (header x-tablemate: sim)", []
-    host = headers.get(b"host", b"").decode("latin-1")
-    if urlsplit(f"//{host}").hostname not in hosts:
-        return 403, f"inputs are taken only at {', '.join(hosts)}, not {host!r}", []
     origin = headers.get(b"origin")
-    if origin is not None and urlsplit(origin.decode("latin-1")).netloc != host:
+    if origin is not None and urlsplit(origin.decode("latin-1")).netloc != headers.get(b"host", b"").decode("latin-1"):
         return 403, "inputs from another site are refused", []
     return _refusal({**scope, "method": "GET"})
 

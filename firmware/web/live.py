@@ -5,16 +5,24 @@ A thread listens on `tablemate:{table}:updates` (redis-py's blocking pub/sub, th
 panel, rendered once) and hands it to every follower. A follower that falls behind gets the latest
 snapshot, never a queue of stale ones. When Redis stops answering, the followers get an `outage`
 snapshot, and once it answers again a fresh state, since messages sent meanwhile are lost.
+
+Live streams never end by themselves, so they are counted (`Slots`): at most `max_viewers` at once,
+and PER_ADDRESS from one address, so one host on the LAN cannot take every place; a stream holds
+its place until it ends, however it ends (`Following`). A keep-alive every KEEPALIVE_S finds a
+viewer that left without a word.
 """
 
 import asyncio
 import logging
 import re
 import threading
+from collections import Counter
 from typing import AsyncIterator, Callable, NamedTuple
 
 import redis
 from starlette.concurrency import run_in_threadpool
+from starlette.responses import StreamingResponse
+from starlette.types import Receive, Scope, Send
 
 from ..journal import OUTAGE
 from ..store import connect
@@ -24,7 +32,9 @@ log = logging.getLogger(__name__)
 #: Seconds between two attempts to reach Redis again after an outage.
 RETRY_S = 0.5
 #: Seconds a follower waits before a keep-alive (an SSE comment), so dead connections are noticed.
-KEEPALIVE_S = 15.0
+KEEPALIVE_S = 5.0
+#: Live streams one address may hold at once (a phone with a few tabs open)
+PER_ADDRESS = 4
 #: How long the listener blocks in one read: bounds how long stopping takes (a read wakes at once
 #: when a message comes, so this costs only an idle wake-up now and then).
 POLL_S = 0.05
@@ -38,21 +48,66 @@ class Snapshot(NamedTuple):
     data: str
 
 
+class Slots:
+    """The places of the live streams: `total` at once, `per_address` of them from one address."""
+
+    def __init__(self, total: int, per_address: int = PER_ADDRESS):
+        self.total = total
+        self.per_address = per_address
+        self.held: Counter[str] = Counter()
+
+    def take(self, address: str) -> Callable[[], None] | str:
+        """A place for a stream from `address`, as the call that gives it back; or why there is none."""
+        if sum(self.held.values()) >= self.total:
+            return f"too many live viewers (at most {self.total})"
+        if self.held[address] >= self.per_address:
+            return f"too many live pages from {address} (at most {self.per_address} from one address)"
+        self.held[address] += 1
+
+        def give_back() -> None:
+            self.held[address] -= 1
+            if not self.held[address]:
+                del self.held[address]
+
+        return give_back
+
+
+class Following(StreamingResponse):
+    """A live stream that gives its place back when it ends, however it ends (the client gone, the
+    server stopping, an error)."""
+
+    def __init__(self, content, give_back: Callable[[], None]):
+        super().__init__(content, media_type="text/event-stream", headers={"x-accel-buffering": "no"})
+        self.give_back = give_back
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.give_back()
+
+
+def address_of(scope: Scope) -> str:
+    """The client's address as the server saw it (no proxy header is trusted)."""
+    client = scope.get("client")
+    return client[0] if client else ""
+
+
 class Hub:
     def __init__(self, store_url: str, channel: str, compute: Callable[[], Snapshot], max_viewers: int = 50, *,
                  pattern: bool = False, client: Callable[[], redis.Redis] | None = None,
                  heard: Callable[[str], None] | None = None):
         """`channel` is a pattern (PSUBSCRIBE: the club page follows every table) when `pattern`;
         `client` makes the listener's connection (default: `connect(store_url)`); `heard(channel)`
-        is told, from the listener's thread, the channel of every message before it is computed."""
+        is told, from the listener's thread, the channel of every message before it is computed.
+        At most `max_viewers` follow it at once (`slots`)."""
         self.store_url = store_url
         self.channel = channel
         self.pattern = pattern
         self._client = client or (lambda: connect(store_url))
         self._heard = heard
         self.compute = compute
-        self.max_viewers = max_viewers
-        self.followers = 0
+        self.slots = Slots(max_viewers)
         self.latest: Snapshot | None = None
         self.version = 0
         self._stopping = threading.Event()
@@ -140,24 +195,16 @@ class Hub:
 
     async def follow(self) -> AsyncIterator[Snapshot | None]:
         """The latest snapshot now (once there is one), then each newer one; None means "keep alive"."""
-        self.followers += 1
-        try:
-            seen = 0
-            while not self._stopping.is_set():
-                if self.version > seen and self.latest is not None:
-                    seen = self.version
-                    yield self.latest
-                    continue
-                try:
-                    await asyncio.wait_for(self._changed.wait(), KEEPALIVE_S)
-                except asyncio.TimeoutError:
-                    yield None
-        finally:
-            self.followers -= 1
-
-    @property
-    def full(self) -> bool:
-        return self.followers >= self.max_viewers
+        seen = 0
+        while not self._stopping.is_set():
+            if self.version > seen and self.latest is not None:
+                seen = self.version
+                yield self.latest
+                continue
+            try:
+                await asyncio.wait_for(self._changed.wait(), KEEPALIVE_S)
+            except asyncio.TimeoutError:
+                yield None
 
 
 def frame(snapshot: Snapshot | None) -> str:

@@ -11,6 +11,7 @@ from typing import Any
 
 import engines
 
+from ..adapters import adapter_for
 from ..journal import CorruptJournal, GameRecord
 from .games import renderer
 from .jsonify import state_json, to_json
@@ -133,6 +134,7 @@ class Replay:
                 "name": state.players[prompt.player] if prompt.player is not None else None,
                 "expects": list(prompt.expects),
                 "text": prompt.text,
+                "said": adapter_for(game.name).waiting(prompt),  # as the table's screen says it
             },
             "events": list(state.events),
             "scores": [

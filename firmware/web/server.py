@@ -65,9 +65,10 @@ class Server(uvicorn.Server):
         self.should_exit = True
 
 
-def serve(store_url: str, table: str, bind: str = DEFAULT_BIND, port: int = DEFAULT_PORT) -> None:
-    """Serve the view of `table` until SIGINT/SIGTERM (blocking); RuntimeError when the port cannot be bound."""
-    foreground(create_app(store_url, table), bind, port, "tablemate web: the live view")
+def serve(store_url: str, table: str, bind: str = DEFAULT_BIND, port: int = DEFAULT_PORT, hosts: tuple[str, ...] = ()) -> None:
+    """Serve the view of `table` until SIGINT/SIGTERM (blocking), only at `hosts` when there are any;
+    RuntimeError when the port cannot be bound."""
+    foreground(create_app(store_url, table, hosts=hosts), bind, port, "tablemate web: the live view")
 
 
 def foreground(app, bind: str, port: int, title: str) -> None:

@@ -5,21 +5,26 @@ back end and the stock `mfrc522` package can be run against it and their SPI tra
 - the SPI protocol: a transaction whose first byte has bit 7 set reads the registers named by each
   byte (the answer is shifted by one byte); otherwise every following byte is written to one register;
 - registers with their reset values; CommandReg (Idle, Transmit, Transceive, CalcCRC, SoftReset,
-  the RcvOff and PowerDown bits), ComIrqReg/DivIrqReg (Set1: written with bit 7 clear, the bits
-  written 1 are cleared), ErrorReg (a command clears all but TempErr; WrErr: the FIFO written while an
-  answer may still come, also a violation), the 64-byte FIFO (FlushBuffer,
+  the RcvOff and PowerDown bits: soft power-down switches the field off), ComIrqReg/DivIrqReg (Set1:
+  written with bit 7 clear, the bits written 1 are cleared), ErrorReg (every command written, Idle
+  included, clears all but TempErr: "command execution clears all error bits except TempErr"; WrErr:
+  the FIFO written while an answer may still come, also a violation), the 64-byte FIFO (FlushBuffer,
   BufferOvfl), ControlReg (RxLastBits), BitFramingReg (StartSend, TxLastBits), CollReg
   (ValuesAfterColl, CollPos), TxModeReg/RxModeReg (106 kBd only; TxCRCEn appends a CRC_A, RxCRCEn
   checks it), TxControlReg (the antenna drivers), TxASKReg (Force100ASK), RFCfgReg (RxGain), the
   timer (TAuto: started at the end of every frame sent, stopped by the 5th bit of an answer, and
   otherwise running on through a new command, Idle included, to set TimerIRq late; ControlReg's
-  TStopNow and TStartNow; a SoftReset stops it), the CRC coprocessor, Status2Reg
+  TStopNow and TStartNow; a SoftReset stops it), the receiver (RxIRq only at "the end of a valid data
+  stream": an answer that breaks off, or noise taken for one, stops the timer at its 5th bit and then
+  sets neither RxIRq nor TimerIRq, and the receiver listens on until a command ends the Transceive;
+  `disturb()` does it, or a parity error, to a chosen frame), the CRC coprocessor, Status2Reg
   (MFCrypto1On, TempSensClear), VersionReg;
-- power: a low NRSTPD (the reset line, a gpiozero MockPin wired with `wire_reset`) is hard power-down
-  (SPI silent, field off); its rising edge and SoftReset restore the reset values; `brown_out()` does
-  the same unasked, `unplug()` silences the chip until `plug()`; `spi_errors` makes transfers fail;
-  `overheat()` sets TempErr, which switches the antenna drivers off until it is cleared (TempSensClear
-  after `cool_down()`, or a reset once cool);
+- power: a low NRSTPD (the reset line, a gpiozero MockPin wired with `wire_reset`, pulled up on the
+  module or not) is hard power-down (SPI silent, field off); its rising edge and SoftReset restore the
+  reset values; `brown_out()` does the same unasked, `unplug()` silences the chip until `plug()`;
+  `stall()` stops its oscillator (registers kept, nothing on air, no timer) until a reset;
+  `spi_errors` makes transfers fail; `overheat()` sets TempErr, which switches the antenna drivers off
+  until it is cleared (TempSensClear after `cool_down()`, or a reset once cool);
 - time: every transaction costs `transaction_cost` seconds of the shared clock (spidev's ioctl on a
   Pi), frames take their air time at 106 kbit/s, a frame nobody answers ends with the timer;
 - cards follow the ISO 14443-3 states (IDLE, READY per cascade level, ACTIVE, HALT): REQA wakes idle
@@ -33,8 +38,9 @@ sends at once; a card answers only after 5 ms of unmodulated field (and only wit
 after a reset the chip needs `STARTUP_S` before it answers on SPI, and after a SoftReset td (37.74
 µs, datasheet 8.8.2; `STARTUP_S` from soft power-down) before its PowerDown bit reads 0 (writes
 until then are lost, as while waking from soft power-down); with TxWaitRF (ModeReg) set and no
-field, a frame is held back (no TxIRq, no timer); a card misses a fraction `miss` of frames and an
-answer arrives garbled (a parity error) with chance `garble` (seeded: runs repeat exactly); and
+field, a frame is held back (no TxIRq, no timer); a card misses a fraction `miss` of frames, an
+answer arrives garbled (a parity error) with chance `garble`, and a frame's answer breaks off (or
+noise stops the timer in an empty field) with chance `noise` (seeded: runs repeat exactly); and
 `violations` lists every ISO 14443-3 timing rule the driver broke: a command within 1 ms of the end
 of HLTA (6.4.3: the PICC's NAK may come that late), a frame less than 1172/fc after the end of a
 card's answer (the least frame delay time from PICC to PCD). The lenient mode is the project's old
@@ -126,12 +132,14 @@ def _bcc(part: bytes) -> int:
 
 class FakeCard:
     """An ISO 14443A card (tag) with a 4-, 7- or 10-byte UID; `min_gain_db` is the receiver gain its
-    answers need on this reader (a small sticker read through a card needs more than a card)."""
+    answers need on this reader (a small sticker read through a card needs more than a card);
+    `deaf_to`: the first bytes of the standard frames that never reach it (a card at the edge of the
+    field, woken by a short WUPA but missing a longer frame)."""
 
     ATQA = {4: b"\x04\x00", 7: b"\x44\x00", 10: b"\x84\x00"}
     SELECT = (0x93, 0x95, 0x97)
 
-    def __init__(self, uid: str, sak: int | None = None, *, min_gain_db: int = 18):
+    def __init__(self, uid: str, sak: int | None = None, *, min_gain_db: int = 18, deaf_to: bytes = b""):
         self._set_uid(bytes.fromhex(uid))
         size = len(self.uid)
         if size not in self.ATQA:
@@ -139,6 +147,7 @@ class FakeCard:
         self.atqa = self.ATQA[size]
         self.sak = sak if sak is not None else (0x08 if size == 4 else 0x00)
         self.min_gain_db = min_gain_db
+        self.deaf_to = deaf_to
         #: for a random ID: what draws it at each power-up
         self.draw: random.Random | None = None
         self.state = "off"
@@ -173,7 +182,7 @@ class FakeCard:
     def receive(self, frame: bytes | None, short: bool = False) -> bytes | None:
         """Process one frame from the reader (None: a frame it cannot decode); returns the answer,
         or None for silence."""
-        if self.state == "off":
+        if self.state == "off" or frame is not None and not short and frame[0] in self.deaf_to:
             return None
         answer = self._answer(frame, short)
         if answer is not None:
@@ -210,11 +219,22 @@ class FakeCard:
 
 
 class ResetPin(MockPin):
-    """A MockPin wired to a fake chip's NRSTPD input: the chip follows every level change at once."""
+    """A MockPin wired to a fake chip's NRSTPD input: the chip follows every level change at once. With
+    the module's pull-up, the line reads high whenever it is an input without a pull of its own (before
+    a driver claims it, and once released); without, such a line keeps its last level."""
 
-    def __init__(self, factory, info, chip: "FakeRc522"):
+    def __init__(self, factory, info, chip: "FakeRc522", pull_up: bool = False):
         self.chip = chip
+        self.pull_up = pull_up
         super().__init__(factory, info)
+        if pull_up:
+            self._state = True
+            self.clear_states()
+
+    def _set_function(self, value):
+        super()._set_function(value)
+        if value == "input" and self.pull_up and self._pull == "floating":
+            self.drive_high()
 
     def _change_state(self, value):
         changed = super()._change_state(value)
@@ -227,12 +247,15 @@ class FakeRc522:
     """The chip. `place(card)` / `lift()` change what is in its field; `transactions` counts SPI transfers."""
 
     def __init__(self, clock: Callable[[], float], version: int = 0x92, *, strict: bool = True, miss: float = 0.02,
-                 garble: float = 0.01, seed: int = 0):
+                 garble: float = 0.01, noise: float = 0.005, seed: int = 0):
         self.clock = clock
         self.version = version
         self.strict = strict
         self.miss = miss if strict else 0.0
         self.garble = garble if strict else 0.0
+        self.noise = noise if strict else 0.0
+        #: what happens to the answers of the frames to come, by how many frames from now (see disturb)
+        self._disturbed: dict[int, str] = {}
         self.random = random.Random(seed)
         self.cards: list[FakeCard] = []
         self.transactions = 0
@@ -247,6 +270,7 @@ class FakeRc522:
         self.plugged = True
         self.in_reset = False
         self.hot = False
+        self.stalled = False
         self._power_on()
 
     # -- the field -------------------------------------------------------------------------------
@@ -270,11 +294,31 @@ class FakeRc522:
     def gain_db(self) -> int:
         return RX_GAIN_DB[self.regs[RF_CFG] >> 4 & 0x07]
 
+    @property
+    def power(self) -> str:
+        """"unplugged", "hard power-down" (NRSTPD low), "soft power-down" (CommandReg PowerDown) or "running"."""
+        if not self.plugged:
+            return "unplugged"
+        if self.in_reset:
+            return "hard power-down"
+        return "soft power-down" if self.regs[COMMAND] & POWER_DOWN else "running"
+
+    def disturb(self, how: str = "broken", frame: int = 0) -> None:
+        """What happens to the answer to the `frame`-th frame from now (0: the next one sent): "broken", it
+        breaks off after its 5th bit (a card at the edge of the field; in an empty field, noise taken for
+        an answer): the timer stops, and neither RxIRq nor TimerIRq follows; "parity", it arrives with a
+        parity error (a bit flipped)."""
+        if how not in ("broken", "parity"):
+            raise ValueError(f"disturb: {how!r} is not 'broken' or 'parity'")
+        self._disturbed[frame] = how
+
     # -- power -----------------------------------------------------------------------------------
-    def wire_reset(self, factory, gpio: int) -> None:
-        """Connect NRSTPD to `gpio` of a gpiozero MockFactory (before a driver claims the pin)."""
-        pin = factory.pin(gpio, pin_class=ResetPin, chip=self)
-        self.in_reset = not pin.state  # a line nobody drives yet reads low: held in power-down
+    def wire_reset(self, factory, gpio: int, pull_up: bool = False) -> None:
+        """Connect NRSTPD to `gpio` of a gpiozero MockFactory (before a driver claims the pin). `pull_up`: the
+        module pulls the line up, so an undriven line reads high; else it floats, and stays where it was
+        last driven (at first low: held in power-down)."""
+        pin = factory.pin(gpio, pin_class=ResetPin, chip=self, pull_up=pull_up)
+        self.in_reset = not pin.state
 
     def reset_line(self, high: bool) -> None:
         """NRSTPD changed: low is hard power-down; the rising edge is a hard reset."""
@@ -301,6 +345,11 @@ class FakeRc522:
         """Back below the alarm limit; TempErr stays set until it is cleared."""
         self.hot = False
 
+    def stall(self) -> None:
+        """The oscillator stops (a glitch on the supply): the registers keep their values and SPI works, but
+        no frame goes out, no answer comes and the timer stands still, until a reset restarts it."""
+        self.stalled = True
+
     def unplug(self) -> None:
         self._set_field_off()
         self.plugged = False
@@ -310,11 +359,16 @@ class FakeRc522:
         self._power_on()
 
     def _power_on(self) -> None:
+        self.stalled = False
         self._reset_registers()
         self.ready_at = self.clock() + (STARTUP_S if self.strict else 0.0)
 
     def _running(self) -> bool:
         return self.plugged and not self.in_reset and not self.regs[COMMAND] & POWER_DOWN
+
+    def _clocked(self) -> bool:
+        """The oscillator runs: the timer counts and frames go on air."""
+        return self._running() and not self.stalled
 
     def _set_field_off(self) -> None:
         for card in self.cards:
@@ -446,6 +500,7 @@ class FakeRc522:
         self.pending = None
         self.tx_waiting = None
         self.crc_preset = None
+        self.regs[ERROR] &= TEMP_ERR  # "command execution clears all error bits except the TempErr bit"
         if command not in KNOWN_COMMANDS:
             value, command = value & 0xF0, IDLE
             self.regs[COM_IRQ] |= IDLE_IRQ
@@ -483,6 +538,8 @@ class FakeRc522:
 
     def _send(self, expect_answer: bool) -> None:
         regs = self.regs
+        if self.stalled:
+            return  # no clock: nothing goes on air
         if self.strict and regs[MODE] & TX_WAIT_RF and not self.field:
             self.tx_waiting = expect_answer  # ModemState TxWait: no frame, no TxIRq, no timer
             return
@@ -502,18 +559,28 @@ class FakeRc522:
         tx_end = now + ((9 if short else len(frame) * 9 + 2) * BIT)
         if frame == HLTA_FRAME:
             self.halt_until = tx_end + HALT_WAIT
-        self.pending = {"tx_end": tx_end, "transceive": expect_answer, "answer": None}
+        disturbed = self._disturbance()
+        self.pending = {"tx_end": tx_end, "transceive": expect_answer, "answer": None, "garbled": disturbed == "parity"}
         answers = [answer for answer in (self._deliver(card, frame, short, last_bits, now) for card in self.cards)
                    if answer is not None]
         timer_end: float | None = tx_end + self._timer_period()
-        if expect_answer and answers and self._hears():
-            self.pending["answer"] = answers
-            rx_start = tx_end + frame_delay(frame, short)
-            self.pending["rx_end"] = rx_start + (max(map(len, answers)) * 9 + 2) * BIT
+        rx_start = tx_end + frame_delay(frame, short)
+        if expect_answer and self._hears() and (answers or disturbed == "broken"):
+            if disturbed != "broken":
+                self.pending["answer"] = answers
+                self.pending["rx_end"] = rx_start + (max(map(len, answers)) * 9 + 2) * BIT
             if rx_start + 5 * BIT < timer_end:
                 timer_end = None  # TAuto: the 5th bit of the answer (start bit and 4 data bits) stops it
         if regs[T_MODE] & T_AUTO:
             self.pending["timer_end"] = timer_end  # from the end of the frame: until then the old one runs on
+
+    def _disturbance(self) -> str | None:
+        """What happens to the answer to the frame going out now: "broken", "parity" or None (see disturb)."""
+        disturbed = self._disturbed.pop(0, None)
+        self._disturbed = {frame - 1: how for frame, how in self._disturbed.items()}
+        if disturbed is None and self.noise and self.random.random() < self.noise:
+            return "broken"
+        return disturbed
 
     def _timer_period(self) -> float:
         """The timer's time-out: TReload + 1 ticks of 13.56 MHz / (2 TPrescaler + 1) (TPrescalEven = 0)."""
@@ -548,6 +615,8 @@ class FakeRc522:
 
     def _advance(self, now: float) -> None:
         """What happened by `now`: the frame in flight sent and answered, the timer run out."""
+        if self.stalled:
+            return
         if self.pending is not None:
             self._frame(now)
         if self.timer_end is not None and now >= self.timer_end:
@@ -577,17 +646,17 @@ class FakeRc522:
             self.pending = None
         elif pending["answer"] is not None and now >= pending["rx_end"]:
             self.answer_end = pending["rx_end"]
-            self._receive(pending["answer"])
+            self._receive(pending["answer"], pending["garbled"])
             self.pending = None
 
-    def _receive(self, answers: list[bytes]) -> None:
+    def _receive(self, answers: list[bytes], garbled: bool) -> None:
         """The answers reach the FIFO: combined bit by bit when several cards answered at once."""
         regs = self.regs
         data, position = _combine(answers)
         if position and not regs[COLL] & VALUES_AFTER_COLL:
             data = _clear_after(data, position)
         error = COLL_ERR if position else 0
-        if self.garble and self.random.random() < self.garble:
+        if garbled or self.garble and self.random.random() < self.garble:
             data = bytes([data[0] ^ 0x10]) + data[1:]
             error |= PARITY_ERR
         if regs[RX_MODE] & CRC_EN and (len(data) < 3 or iso_crc_a(data[:-2]) != data[-2:]):

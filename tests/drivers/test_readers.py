@@ -20,10 +20,10 @@ from drivers.readers import (MockReader, ReaderError, ReaderSpec, ReaderStatus, 
                              open_readers)
 from drivers.readers.group import STALL_S
 from drivers.readers.presence import Presence, Unreadable
-from drivers.readers.rc522 import GUARD_S, crc_a
+from drivers.readers.rc522 import GUARD_S, OSCILLATOR_S, crc_a
 
-from .fake_rc522 import (BIT_FRAMING, COMMAND, RF_CFG, START_SEND, TRANSCEIVE, TX_CONTROL, FakeBus, FakeCard,
-                         iso_crc_a, stock_mfrc522)
+from .fake_rc522 import (BIT_FRAMING, COMMAND, RF_CFG, SOFT_RESET, START_SEND, TRANSCEIVE, TX_CONTROL, VERSION,
+                         FakeBus, FakeCard, iso_crc_a, stock_mfrc522)
 from .support import simulate
 
 TIMING = ReaderTiming(poll_ms=50, gap_ms=500)
@@ -66,9 +66,10 @@ class ChipRig:
     #: every rig of the running test, whose chips must end it with no violation (see `no_violations`)
     made: list["ChipRig"] = []
 
-    def __init__(self, clock, mock_factory, monkeypatch, strict=True, bus=None, **chip):
+    def __init__(self, clock, mock_factory, monkeypatch, strict=True, bus=None, pull_up=False, **chip):
         self.clock = clock
         self.factory = mock_factory
+        self.pull_up = pull_up  # the modules pull their reset lines up
         self.bus = bus or FakeBus(clock)
         self.made.append(self)
         monkeypatch.setitem(sys.modules, "spidev", self.bus.module())
@@ -81,7 +82,7 @@ class ChipRig:
             bus, device, rst = WIRING[i]
             specs.append(ReaderSpec(name=f"r{i}", driver="mfrc522", seat=seat, bus=bus, device=device, rst=rst, **options))
             chip = self.chips[f"r{i}"] = self.bus.add_chip(bus, device, **self.chip_options)
-            chip.wire_reset(self.factory, rst)
+            chip.wire_reset(self.factory, rst, self.pull_up)
         return specs
 
     def open(self, seats, sink, **options):
@@ -349,6 +350,19 @@ def test_open_readers_refuses_bad_specs(clock, mock_factory):
         open_readers([ReaderSpec("a", "mfrc522")], print, clock=clock)
 
 
+@pytest.mark.parametrize("option, message", [
+    ({"spi_hz": 20_000_000}, "spi_hz 20000000 is not a whole number of Hz from 100000 to 10000000"),
+    ({"spi_hz": 50_000}, "spi_hz 50000 is not"), ({"spi_hz": 1e6}, "spi_hz 1000000.0 is not"),
+    ({"gain_db": 40}, "gain_db 40 is not one of 18, 23, 33, 38, 43, 48")])
+def test_an_mfrc522_spec_out_of_the_chips_range_is_refused_before_anything_is_opened(chip_rig, clock, option,
+                                                                                    message):
+    """The MFRC522's SPI runs at up to 10 Mbit/s: a spec built without the profile loader is checked too."""
+    spec = dataclasses.replace(chip_rig.specs([0])[0], **option)
+    with pytest.raises(ReaderError, match=f"reader r0: {message}"):
+        open_readers([spec], print, clock=clock, pin_factory=chip_rig.factory)
+    assert chip_rig.bus.attempts == [] and chip_rig.factory.pin(WIRING[0][2]).function == "input"
+
+
 # -- the arrival/removal rule on its own --------------------------------------------------------
 
 def test_a_field_unreadable_for_the_gap_is_said_once_until_a_clean_read_or_an_empty_field_for_the_gap():
@@ -439,6 +453,41 @@ def test_the_first_request_after_the_antenna_goes_on_waits_for_the_iso_guard_tim
     assert first_request - field_on >= GUARD_S > 0.005
 
 
+START_UP_S = 2 * OSCILLATOR_S + GUARD_S  # 50 ms after the hard reset, 50 after the soft reset, 5.1 of field
+
+
+def test_a_start_up_takes_the_sum_of_its_waits_not_a_round_for_each(clock, mock_factory, monkeypatch):
+    """Each wait counts from the end of its step (the reset's rising edge, SoftReset, the antenna on), and the
+    group's thread wakes when it ends: waiting for the next round instead missed it by the step's own SPI
+    time, so each 50 ms wait cost two rounds (a start-up took 250 ms). A card resting on a reader arrives
+    after the waits and a poll; one whose reader browns out is polled again after the 0.2 s back-off and a
+    start-up."""
+    rig = ChipRig(clock, mock_factory, monkeypatch, miss=0, garble=0, noise=0)
+    specs = rig.specs([0, 1, 2])
+    for chip, uid in zip(rig.chips.values(), (CARD_4, CARD_7, CARD_10)):
+        chip.place(FakeCard(uid))
+    chip = rig.chips["r0"]
+    chip.trace = []
+    events = []
+    group = open_readers(specs, lambda event: events.append((clock.now, event)), timing=TIMING, clock=clock,
+                         sleep=clock.sleep, pin_factory=rig.factory)
+    opened = clock.now
+    group.run_for(0.5, clock.sleep)
+    arrivals = [at - opened for at, event in events if isinstance(event, TagEvent)]
+    assert len(arrivals) == 3 and max(arrivals) < START_UP_S + 0.04, arrivals  # and the polls of the cards before
+    reads = [at for at, data in chip.trace if data[0] == (VERSION << 1 | 0x80)]
+    soft_reset = next(at for at, register, value in writes(chip.trace) if (register, value) == (COMMAND, SOFT_RESET))
+    awake = next(at for at, data in chip.trace if data[0] == (COMMAND << 1 | 0x80))
+    assert reads[1] - reads[0] >= OSCILLATOR_S and awake - soft_reset >= OSCILLATOR_S  # the waits are all kept
+    events.clear()
+    chip.brown_out()
+    dipped = clock.now
+    group.run_for(1.0, clock.sleep)
+    recovered = [at - dipped for at, event in events if isinstance(event, ReaderStatus) and event.problem is None]
+    assert recovered and recovered[0] < POLL + group.readers["r0"].retry_first + START_UP_S + 0.03, recovered
+    assert not tags(e for _, e in events)
+
+
 def test_an_empty_poll_costs_at_most_15_transactions(chip_rig, clock):
     group = chip_rig.open([0], print)
     chip = chip_rig.chips["r0"]
@@ -459,17 +508,21 @@ def test_a_round_of_empty_polls_waits_once_for_every_reader(chip_rig, clock):
     assert all(len(chip.trace) <= 15 for chip in chip_rig.chips.values())
 
 
-@pytest.mark.parametrize("uid, budget", [(CARD_4, 40), (CARD_7, 60), (CARD_10, 80)])
-def test_a_resting_card_is_read_whole_on_every_poll(clock, mock_factory, monkeypatch, strict, uid, budget):
-    rig = ChipRig(clock, mock_factory, monkeypatch, strict=strict, miss=0, garble=0)
+@pytest.mark.parametrize("uid, expected", [(CARD_4, 39), (CARD_7, 59), (CARD_10, 79)])
+def test_a_resting_card_is_read_whole_on_every_poll(clock, mock_factory, monkeypatch, strict, uid, expected):
+    """SPI transactions (bench/drivers prints them): a frame costs 7 writes to send, a ComIrqReg look and
+    StartSend cleared, and a FIFO read if answered: WUPA 10, anticollision and select 10 each a cascade
+    level, HLTA 9. The budget leaves each frame one more look (an answer that had not ended at the first)."""
+    rig = ChipRig(clock, mock_factory, monkeypatch, strict=strict, miss=0, garble=0, noise=0)
     events = []
     group = rig.open([0], events.append)
     card = rig.place("r0", uid)
     chip = rig.chips["r0"]
+    frames = 2 + 2 * len(card.levels)
     for _ in range(5):
         before, answered = chip.transactions, len(card.answered)
         group.poll_once()
-        assert chip.transactions - before <= budget
+        assert chip.transactions - before <= expected + frames
         assert len(card.answered) - answered == 1 + 2 * len(card.levels)  # WUPA, then each level in full
         clock.advance(POLL)
     assert card.state == "halt" and kinds(events) == [("arrived", uid)]
@@ -530,7 +583,7 @@ def test_two_cards_never_give_a_wrong_uid_and_the_resting_card_stays(chip_rig, c
 
 
 def test_a_collision_keeps_the_resting_card_and_resolves_when_one_is_lifted(clock, mock_factory, monkeypatch, strict):
-    rig = ChipRig(clock, mock_factory, monkeypatch, strict=strict, miss=0, garble=0)
+    rig = ChipRig(clock, mock_factory, monkeypatch, strict=strict, miss=0, garble=0, noise=0)
     events = []
     group = rig.open([0], events.append)
     chip = rig.chips["r0"]
@@ -544,6 +597,47 @@ def test_a_collision_keeps_the_resting_card_and_resolves_when_one_is_lifted(cloc
     run(group, clock, 0.2)
     assert kinds(events) == [("arrived", CARD_4), ("removed", CARD_4), ("arrived", CARD_7)]
     assert len(said(events)) == 1
+
+
+def test_cards_colliding_in_the_atqa_are_never_one_clean_card_even_if_one_misses_the_anticollision(chip_rig, clock):
+    """Two cards with different UID sizes collide in their ATQAs (04 00 and 44 00). If the second then misses
+    the anticollision frame, the first answers it cleanly: the ATQA's collision still says two cards."""
+    events = []
+    group = chip_rig.open([0], events.append)
+    chip = chip_rig.chips["r0"]
+    chip.place(FakeCard(CARD_4))
+    chip.place(FakeCard(CARD_7, deaf_to=bytes([0x93])))
+    clock.advance(PLACE_S)
+    run(group, clock, 3 * GAP)
+    assert kinds(events) == [] and said(events) == ["Two cards: one at a time"]
+
+
+@pytest.mark.parametrize("frame", [0, 1])
+def test_an_atqa_or_a_uid_part_with_a_parity_error_is_not_a_clean_read(chip_rig, clock, frame):
+    """ErrorReg's errors in the answer to WUPA (frame 0) count as they do in an anticollision answer (1)."""
+    events = []
+    group = chip_rig.open([0], events.append)
+    chip = chip_rig.chips["r0"]
+    chip.disturb("parity", frame=frame)
+    chip_rig.place("r0", CARD_4)
+    group.poll_once()
+    assert kinds(events) == []
+    clock.advance(POLL)
+    group.poll_once()
+    assert kinds(events) == [("arrived", CARD_4)]
+
+
+def test_why_a_field_is_unreadable_is_logged_with_errorreg_and_collreg_as_the_answer_left_them(chip_rig, clock, caplog):
+    """HLTA, a Transceive, clears ErrorReg and CollReg: they are read with the answer, before it."""
+    events = []
+    group = chip_rig.open([0], events.append)
+    chip_rig.place("r0", CARD_4)
+    chip_rig.place("r0", "a1b2c3d5")  # the same ATQA; their UIDs differ in bit 25 of the anticollision answer
+    with caplog.at_level(logging.INFO):
+        run(group, clock, 2 * GAP)
+    assert said(events) == ["Two cards: one at a time"]
+    assert any("Two cards" in record.getMessage() and "ErrorReg 0x08, CollReg 0x19" in record.getMessage()
+               for record in caplog.records)
 
 
 def test_a_random_id_is_no_component_not_even_through_a_restart(chip_rig, clock):
@@ -620,6 +714,67 @@ def test_a_resting_card_is_one_arrival_and_no_removal_through_a_fault(chip_rig, 
     assert any("works again" in record.getMessage() for record in caplog.records)
 
 
+def resting(rig, clock, uid):
+    """Reader r0, opened with `uid` resting on it (None: nothing) and polled: its group, chip and events."""
+    events = []
+    group = rig.open([0], events.append)
+    if uid:
+        rig.place("r0", uid)
+    run(group, clock, 0.2)
+    return group, rig.chips["r0"], events
+
+
+def reset_pulses(rig):
+    """How often reader r0's reset line has changed level."""
+    return len(rig.factory.pin(WIRING[0][2]).states)
+
+
+@pytest.mark.parametrize("card", [None, CARD_7])
+def test_an_answer_that_breaks_off_is_polled_again_never_a_restart(chip_rig, clock, card):
+    """TAuto stops the timer at an answer's 5th bit; an answer that then breaks off (noise, a card at the edge
+    of the field) sets neither RxIRq nor TimerIRq. The chip is working: the poll is made again (HLTA first, so
+    that a card woken by it answers the next WUPA), the field is read as it is, and nobody sees a restart."""
+    group, chip, events = resting(chip_rig, clock, card)
+    pulses = reset_pulses(chip_rig)
+    for _ in range(20):
+        chip.disturb("broken")  # the next poll's first answer (WUPA's, in an empty field noise) breaks off
+        group.poll_once()
+        assert group.readers["r0"].present == card
+        clock.advance(POLL)
+    assert reset_pulses(chip_rig) == pulses and not any(isinstance(e, ReaderStatus) for e in events)
+    chip.lift()
+    for _ in range(round(GAP / POLL) + 2):
+        chip.disturb("broken")
+        group.poll_once()
+        clock.advance(POLL)
+    assert kinds(events) == ([("arrived", card), ("removed", card)] if card else [])  # each poll found it empty
+
+
+def test_answers_that_break_off_twice_are_an_unreadable_poll_and_a_resting_card_stays(chip_rig, clock):
+    group, chip, events = resting(chip_rig, clock, CARD_7)
+    pulses = reset_pulses(chip_rig)
+    for _ in range(round(2 * GAP / POLL)):
+        chip.disturb("broken")  # WUPA's answer
+        chip.disturb("broken", frame=2)  # after the HLTA, the second WUPA's
+        group.poll_once()
+        clock.advance(POLL)
+    assert kinds(events) == [("arrived", CARD_7)] and said(events) == ["Tag unreadable: again"]
+    assert reset_pulses(chip_rig) == pulses and group.problems() == {}
+
+
+def test_a_chip_whose_timer_stops_too_is_restarted_and_its_resting_card_stays_one_tap(chip_rig, clock):
+    """Silence, then a timer started anew that does not run out either: the chip's clock stopped. That, or a
+    register check that fails (a reset chip: TAuto and the antenna off), is a fault, and the reader restarts."""
+    group, chip, events = resting(chip_rig, clock, CARD_7)
+    pulses = reset_pulses(chip_rig)
+    chip.stall()
+    run(group, clock, 1.0)
+    statuses = [e for e in events if isinstance(e, ReaderStatus)]
+    assert [e.short for e in statuses] == ["restarting", None] and "clock stopped" in statuses[0].problem
+    assert reset_pulses(chip_rig) == pulses + 2  # one hard reset
+    assert kinds(events) == [("arrived", CARD_7)]
+
+
 def test_an_overheated_reader_is_a_fault_so_named_and_its_resting_card_stays_one_tap(chip_rig, clock):
     """ErrorReg's TempErr: the chip switched its antenna off, which is no evidence of an empty field. The
     reader is failing ("overheating"), retried with the back-off, and works again once the chip is cool."""
@@ -679,7 +834,7 @@ def test_an_unplugged_reader_costs_the_other_reader_no_tap_and_no_delay(clock, m
     def latencies(unplugged: bool) -> list[float]:
         """20 taps on r0 at odd moments, polled as the group's thread polls; r1 (a card resting on
         it) is unplugged for 3 s of them when `unplugged`. The delay of each arrival after its tap."""
-        rig = ChipRig(clock, mock_factory, monkeypatch, strict=strict, miss=0, garble=0)
+        rig = ChipRig(clock, mock_factory, monkeypatch, strict=strict, miss=0, garble=0, noise=0)
         events = []
         group = rig.open([0, 1], lambda event: events.append((clock.now, event)))
         resting = rig.place("r1", CARD_4)
@@ -704,15 +859,41 @@ def test_an_unplugged_reader_costs_the_other_reader_no_tap_and_no_delay(clock, m
     assert max(f - h for f, h in zip(faulty, healthy)) < 0.001
 
 
-def test_the_reset_line_is_pulsed_at_start_and_left_low_when_released(chip_rig, clock):
-    group = chip_rig.open([0], print)
-    pin = chip_rig.factory.pin(WIRING[0][2])
+@pytest.mark.parametrize("pull_up", [True, False], ids=["pulled-up", "floating"])
+def test_the_reset_line_is_pulsed_at_start_and_a_closed_reader_stays_powered_down_its_field_off(
+        clock, mock_factory, monkeypatch, strict, pull_up):
+    """Once released, gpiozero leaves the reset line an input without a pull: a module's pull-up takes it high.
+    The chip, put in soft power-down before, stays so (its field off, microamps) on either wiring, as long
+    as a floating line stays where it was."""
+    rig = ChipRig(clock, mock_factory, monkeypatch, strict=strict, pull_up=pull_up)
+    group = rig.open([0], print)
+    chip = rig.chips["r0"]
+    chip.place(FakeCard(CARD_4))
+    pin = mock_factory.pin(WIRING[0][2])
     assert pin.function == "output" and pin.state is True
     assert [state.state for state in pin.states[-2:]] == [False, True]  # a hard reset pulse
+    run(group, clock, 0.2)
+    assert chip.field
     group.close()
-    assert pin.function == "input" and pin.state is False  # driven low (power-down), then released
-    assert chip_rig.chips["r0"].in_reset and not chip_rig.chips["r0"].field
-    assert all(spi.closed for spi in chip_rig.bus.opened)
+    assert pin.function == "input" and pin.state is True  # released high, never pulsed low
+    assert chip.power == "soft power-down" and not chip.field and chip.cards[0].state == "off"
+    assert all(spi.closed for spi in rig.bus.opened)
+
+
+@pytest.mark.parametrize("pull_up", [True, False], ids=["pulled-up", "floating"])
+def test_a_reader_closed_while_starting_or_failing_is_held_in_hard_power_down_until_released(
+        clock, mock_factory, monkeypatch, pull_up):
+    """A chip that does not confirm its soft power-down (here it is still starting: its writes are lost) has
+    its reset line driven low before the line is released: a module's pull-up then resets it, with the
+    antenna off; a floating line stays low."""
+    rig = ChipRig(clock, mock_factory, monkeypatch, pull_up=pull_up)
+    group = open_readers(rig.specs([0]), print, timing=TIMING, clock=clock, sleep=clock.sleep,
+                         pin_factory=rig.factory)
+    group.poll_once()  # the hard reset: the chip's oscillator is starting
+    group.close()
+    pin, chip = mock_factory.pin(WIRING[0][2]), rig.chips["r0"]
+    assert [state.state for state in pin.states[-3:]] == ([True, False, True] if pull_up else [False, True, False])
+    assert chip.power == ("running" if pull_up else "hard power-down") and not chip.field
 
 
 # -- messages for the first hour on a Pi -----------------------------------------------------------
@@ -817,7 +998,7 @@ needs_stock = pytest.mark.skipif(
 @needs_stock
 def test_the_stock_simple_mfrc522_path_costs_thousands_per_empty_poll_and_truncates_7_byte_uids(clock, strict):
     bus = FakeBus(clock)
-    chip = bus.add_chip(0, 0, strict=strict, miss=0, garble=0)
+    chip = bus.add_chip(0, 0, strict=strict, miss=0, garble=0, noise=0)
     clock.advance(0.1)  # the module was powered long before
     with stock_mfrc522(bus) as (mfrc522, gpio):
         reader = mfrc522.SimpleMFRC522()

@@ -1,6 +1,7 @@
 """Record the demos `tablemate demo` plays: a bot game per game, played by the autopilot through the
 rig from the game-select screen, its inputs written to firmware/demos/<game>.script and its enrolled
-components to <game>.tags.toml. Run again after a change to the table's questions:
+components to <game>.tags.toml, with every other component of the game's manifest after them (the
+demo's tag file is the whole game, named as enrolment names it). Run again after a change to the table's questions:
 
     .venv/bin/python -m tests.e2e.record_demos
 """
@@ -11,7 +12,7 @@ import engines
 from firmware import tagfile
 
 from .autopilot import Autopilot
-from .games import bot_game, components, enrol
+from .games import bot_game, complete, components, enrol
 from .rig import Rig
 
 DEMOS = Path(__file__).parents[2] / "firmware" / "demos"
@@ -41,8 +42,9 @@ def record(name: str) -> None:
     title = engines.get(name).title
     header = f"# {title}, {n_players} players: a whole recorded game ({len(actions)} actions). Recorded by tests/e2e/record_demos.py.\n"
     (DEMOS / f"{name}.script").write_text(header + "\n".join(lines) + "\n", encoding="utf-8")
-    (DEMOS / f"{name}.tags.toml").write_text(tagfile.export_text(sorted(entries.items()), "demo"), encoding="utf-8")
-    print(f"{name}: {len(lines)} inputs, {len(entries)} tags")
+    every = complete(name, entries)
+    (DEMOS / f"{name}.tags.toml").write_text(tagfile.export_text(sorted(every.items()), "demo"), encoding="utf-8")
+    print(f"{name}: {len(lines)} inputs, {len(entries)} tags played, {len(every)} in all")
 
 
 if __name__ == "__main__":

@@ -36,6 +36,8 @@ GAME, TITLE = "mongols", "Mongols"
 #: table -> (bot seed, the player cards tapped on seats 0 and 1 at set-up: None keeps the default name)
 TABLES = {"t1": (1, ("Zoé", "Max")), "t2": (2, ("Max", None)), "t3": (3, (None, "Zoé"))}
 CARDS = {"Zoé": "0c0c0c01", "Max": "0c0c0c02"}
+#: the player cards as the owner exported them from the table that enrolled them to the others (their tickets the same)
+CARD_TAGS = {uid: card(uid, name) for name, uid in CARDS.items()}
 PASSWORDS = {name: f"secret-{name}" for name in TABLES}
 
 
@@ -46,7 +48,7 @@ class Played:
     def __init__(self, table: str, url: str):
         seed, claims = TABLES[table]
         actions = bot_game(GAME, 2, {}, seed)
-        self.tags = {**components(GAME, actions), **{uid: card(uid, name) for name, uid in CARDS.items()}}
+        self.tags = {**components(GAME, actions), **CARD_TAGS}
         rig = NotingRig(url, table)
         uids = enrol(rig.table.tags, self.tags)
         rig.choose(TITLE)

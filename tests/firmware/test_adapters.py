@@ -98,15 +98,16 @@ def test_taj_mahal_places_a_palace_without_asking_where_when_one_city_is_free():
     import dataclasses
 
     state = engines.get("taj_mahal").start(["Ana", "Ben", "Cy"])
-    taken = {f"province-3-{k}": [1, None] for k in (1, 2, 3)}
-    state = dataclasses.replace(state, province="province-3", palaces={"province-3": taken})
+    taken = {f"city {k} of province 3": [1, None] for k in (1, 2, 3)}
+    state = dataclasses.replace(state, province="Province 3", palaces={"Province 3": taken})
     adapter = adapter_for("taj_mahal")
     flow = adapter._placement(state, Prompt(0, ("palace",), {}, ""))
     question = next(flow)
     assert question.question == "A bonus tile there?" and question.field == "has_bonus"
     with pytest.raises(StopIteration) as done:
         flow.send(False)
-    assert done.value.value == {"type": "palace", "player": 0, "city": "province-3-4", "bonus": None}
-    two_free = dataclasses.replace(state, palaces={"province-3": dict(list(taken.items())[:2])})
+    assert done.value.value == {"type": "palace", "player": 0, "city": "city 4 of province 3", "bonus": None}
+    two_free = dataclasses.replace(state, palaces={"Province 3": dict(list(taken.items())[:2])})
     question = next(adapter._placement(two_free, Prompt(0, ("palace",), {}, "")))
-    assert question.field == "city" and [o.label for o in question.options] == ["province-3-3", "province-3-4"]
+    assert question.field == "city" and [(o.label, o.value) for o in question.options] == [
+        ("City 3", "city 3 of province 3"), ("City 4", "city 4 of province 3")]

@@ -100,7 +100,7 @@ def test_a_backup_restored_on_a_fresh_redis_is_the_same_table(tmp_path, capsys):
         old, new = make_profile(tmp_path, "old", first.url), make_profile(tmp_path, "new", fresh.url)
         gids = fill(old)
         status, out, err = cli(capsys, "backup", str(tmp_path / "table.backup.jsonl"), "--config", str(old))
-        assert status == 0 and f"4 games, {TAGS} tags, 1 board files" in out, err
+        assert status == 0 and f"4 games, {TAGS} tags, 1 board file," in out, err
         first.stop()  # the SD card dies
 
         status, out, err = cli(capsys, "restore", str(tmp_path / "table.backup.jsonl"), "--config", str(new))
@@ -150,6 +150,17 @@ def bad_board(lines: list[dict]) -> str:
     return reseal(lines)
 
 
+def nested(text: str, levels: int) -> str:
+    """The backup with a tag's descriptor nested `levels` lists deep, sealed again (a file written to
+    exhaust the reader, not a damaged one)."""
+    lines = text.splitlines()[:-1]
+    at = next(n for n, line in enumerate(lines) if '"record": "tag"' in line)
+    lines[at] = '{"record": "tag", "uid": "04a1b2c3", "game": "mongols", "kind": "card", "label": "", "descriptor": ' \
+                + "[" * levels + "]" * levels + "}"
+    body = "".join(line + "\n" for line in lines)
+    return body + json.dumps({"record": "end", "records": len(lines), "sha256": hashlib.sha256(body.encode()).hexdigest()}) + "\n"
+
+
 @pytest.mark.parametrize("damage, message", [
     (lambda text: text[: len(text) * 2 // 3], "truncated: it stops at line"),
     (lambda text: "\n".join(text.splitlines()[:-1]) + "\n", "truncated: it stops at line"),
@@ -159,7 +170,9 @@ def bad_board(lines: list[dict]) -> str:
     (lambda text: unknown_tag_game(records(text)), "unknown game 'chess'"),
     (lambda text: bad_board(records(text)), "(board taj_mahal/club): refused by taj_mahal"),
     (lambda text: "hello\n" + text, "not a tablemate backup"),
-], ids=["cut", "no-end", "version", "checksum", "refused-game", "bad-tag", "bad-board", "not-a-backup"])
+    (lambda text: nested(text, 100_000), "nested too deeply to be read"),
+    (lambda text: nested(text, 40), "nested more than 32 levels"),
+], ids=["cut", "no-end", "version", "checksum", "refused-game", "bad-tag", "bad-board", "not-a-backup", "abyss", "deep"])
 def test_a_damaged_backup_is_refused_whole_naming_the_part(tmp_path, capsys, memory_url, damage, message):
     old = make_profile(tmp_path, "old", memory_url)
     gids = fill(old)
@@ -169,9 +182,32 @@ def test_a_damaged_backup_is_refused_whole_naming_the_part(tmp_path, capsys, mem
     bad.write_text(damage(good.read_text()))
     new = make_profile(tmp_path, "new", f"{memory_url}-new")
     status, out, err = cli(capsys, "restore", str(bad), "--config", str(new))
-    assert status == 2 and message.format(gid=gids[0]) in err and str(bad) in err, err
+    assert status == 2 and message.format(gid=gids[0]) in err and str(bad) in err and err.count("\n") == 1, err
     assert connect(f"{memory_url}-new").keys("*") == [] and not (tmp_path / "new-boards").exists()
     assert not (tmp_path / "old.toml.restored").exists()
+
+
+def test_a_backup_over_its_size_is_refused_before_a_byte_is_read(tmp_path, capsys, memory_url):
+    from firmware.backup.fileformat import MAX_BACKUP
+
+    huge = tmp_path / "huge.backup.jsonl"
+    with huge.open("wb") as file:
+        file.truncate(MAX_BACKUP + 1)
+    status, out, err = cli(capsys, "restore", str(huge), "--config", str(make_profile(tmp_path, "new", memory_url)))
+    assert status == 2 and "more than the 1 GB a backup may have: refused before reading it" in err and err.count("\n") == 1
+
+
+def test_a_backup_changed_while_it_is_restored_stops_saying_so(tmp_path, capsys, memory_url):
+    """Its games are read again from the file one at a time: a line changed since it was checked is
+    refused, not restored."""
+    old = make_profile(tmp_path, "old", memory_url)
+    fill(old)
+    good = tmp_path / "good.backup.jsonl"
+    assert cli(capsys, "backup", str(good), "--config", str(old))[0] == 0
+    contents = backup.load(good)
+    good.write_text(good.read_text().replace('"player": 0', '"player": 1', 1))
+    with pytest.raises(backup.BadBackup, match="changed since it was checked"):
+        list(contents.games)
 
 
 def test_restore_next_to_a_different_game_with_the_same_gid_keeps_both(tmp_path, capsys, memory_url):
@@ -270,3 +306,51 @@ def test_the_desktop_profile_without_its_redis_refuses_to_back_up_or_restore_its
         assert status == 3 and f"no Redis answers at {url}" in err and "start redis-server" in err, err
     assert not (tmp_path / "new.backup.jsonl").exists() and not (tmp_path / "desktop-boards").exists()
     assert connect("memory://").keys(table_key("desktop", "*")) == []
+
+
+def test_a_backup_is_for_its_owner_only_and_never_holds_the_club_password(tmp_path, capsys, memory_url):
+    import stat
+
+    from firmware.config import REDACTED, ProfileError
+
+    old = make_profile(tmp_path, "old", memory_url)
+    with old.open("a") as out:
+        out.write('\n[club]\nurl = "redis://club.local:6379/0"  # the club\nuser = "table-home"\npassword = "s3cret-Pw"\n')
+    fill(old)
+    folder = tmp_path / "backups"
+    folder.mkdir()
+    assert cli(capsys, "backup", "--into", str(folder), "--config", str(old))[0] == 0
+    nightly = next(folder.iterdir())
+    assert stat.S_IMODE(nightly.stat().st_mode) == 0o640 and "s3cret-Pw" not in nightly.read_text()
+    profile = backup.load(nightly).profile[1]
+    assert profile == old.read_text().replace('"s3cret-Pw"', f'"{REDACTED}"')  # the rest as written, comments too
+    status, out, _ = cli(capsys, "restore", str(nightly), "--config", str(old))
+    assert status == 0 and f"profile: the same as {old}" in out
+    new = make_profile(tmp_path, "new", f"{memory_url}-new")
+    assert cli(capsys, "restore", str(nightly), "--config", str(new))[0] == 0
+    restored = tmp_path / "old.toml.restored"
+    assert stat.S_IMODE(restored.stat().st_mode) == 0o640 and restored.read_text() == profile
+    with pytest.raises(ProfileError, match="club.password: was left out of the backup this profile comes from"):
+        load_profile(restored)
+
+
+def test_a_profile_whose_club_password_cannot_be_blanked_out_is_left_out_and_said(tmp_path, capsys, memory_url):
+    old = make_profile(tmp_path, "old", memory_url)
+    with old.open("a") as out:
+        out.write('\n[club]\nurl = "redis://club.local:6379/0"\npassword = "s3cret\\u002dPw"\n')  # s3cret-Pw, escaped
+    fill(old)
+    status, out, err = cli(capsys, "backup", str(tmp_path / "b.jsonl"), "--config", str(old))
+    assert status == 1 and "is not in the backup: its [club] password could not be blanked out" in err
+    text = (tmp_path / "b.jsonl").read_text()
+    assert "s3cret" not in text and backup.load(tmp_path / "b.jsonl").profile is None
+
+
+def test_a_short_club_password_found_in_other_words_is_still_blanked_out(tmp_path, memory_url):
+    """Only the password's value is compared: "club" is also the section's name and a comment's word."""
+    from firmware.config import REDACTED, redacted
+
+    path = make_profile(tmp_path, "old", memory_url)
+    with path.open("a") as out:
+        out.write('\n[club]  # the club\nurl = "redis://club.local:6379/0"\npassword = \'club\'\n')
+    text = redacted(load_profile(path), path.read_text())
+    assert text is not None and f'password = "{REDACTED}"' in text and "[club]  # the club" in text

@@ -153,3 +153,22 @@ def test_the_profile_refuses_a_board_directory_inside_the_installed_package(tmp_
     write(tmp_path / "a-file", "")
     assert main(["board", "list", "--config", str(profile(tmp_path, str(tmp_path / "a-file")))]) == 78
     assert "is a file, not a directory" in capsys.readouterr().err
+
+
+def test_a_hand_copied_board_too_large_or_too_deep_is_left_out_and_set_up_goes_on(memory_url, shelf, caplog):
+    write(shelf.directory / "taj_mahal" / "club.toml", tomli_w.dumps(SYNTHETIC_BOARD))
+    write(shelf.directory / "taj_mahal" / "abyss.toml", "a = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    with (shelf.directory / "taj_mahal" / "huge.toml").open("wb") as file:
+        file.truncate(16 * 1024 * 1024 + 1)
+    client = connect(memory_url)
+    table = Table(Journal(client, "t1"), TagMap(client, "t1"), TableSettings(players=["Ana", "Ben", "Cy"], boards=shelf))
+    table.boot()
+    for answer in ("Taj Mahal", "3 players"):
+        view = table.view()
+        while view.options[view.index] != answer:
+            table.press("next")
+            view = table.view()
+        table.press("ok")
+    assert "club" in table.view().options and not {"abyss", "huge"} & set(table.view().options)
+    assert "abyss.toml is left out: " in caplog.text and "nested too deeply" in caplog.text
+    assert "huge.toml is left out: " in caplog.text and "more than the 16 MB" in caplog.text

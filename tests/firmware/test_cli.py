@@ -1,11 +1,16 @@
 """The `tablemate` command: board checks, replays, the demo."""
 
+import argparse
 import json
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import tomli_w
 
+from engines.core.data import MAX_DEPTH, MAX_FILE
 from firmware.cli import main
 from firmware.tagfile import load as load_tags
 from firmware.config import DESKTOP as DESKTOP_PROFILE
@@ -64,10 +69,10 @@ def test_tags_import_list_export_and_forget(tmp_path, capsys):
     profile.write_text(with_store(desktop, f'memory://cli-{tmp_path.name}'))
     tags = ROOT / "firmware" / "demos" / "maharani.tags.toml"
     assert main(["tags", "import", str(tags), "--config", str(profile)]) == 0
-    assert "56 tags imported" in capsys.readouterr().out
+    assert "60 tags imported" in capsys.readouterr().out
     assert main(["tags", "list", "--config", str(profile)]) == 0
     listed = capsys.readouterr().out.splitlines()
-    assert len(listed) == 56 and all(" maharani " in line for line in listed)
+    assert len(listed) == 60 and all(" maharani " in line for line in listed)
     exported = tmp_path / "out.toml"
     assert main(["tags", "export", str(exported), "--config", str(profile)]) == 0
     from firmware import tagfile
@@ -90,6 +95,56 @@ def test_a_bad_profile_exits_with_ex_config(tmp_path, capsys):
     assert "bogus: unknown section" in capsys.readouterr().err
 
 
+def _huge(path: Path, size: int) -> Path:
+    """A sparse file of `size` bytes: refused by its size alone, before a byte of it is read."""
+    with path.open("wb") as file:
+        file.truncate(size)
+    return path
+
+
+#: nested far past any parser's recursion, and just past the depth allowed while still parsable
+ABYSS, DEEP = 100_000, MAX_DEPTH + 8
+
+
+@pytest.mark.parametrize("command, text, expected", [
+    (["tags", "import", "{file}"], "a = " + "[" * ABYSS + "]" * ABYSS + "\n", "nested too deeply to be read"),
+    (["tags", "import", "{file}"], "a = " + "[" * DEEP + "]" * DEEP + "\n", f"nested more than {MAX_DEPTH} levels"),
+    (["tags", "import", "{file}"], None, "more than the 16 MB such a file may have: refused before reading it"),
+    (["board", "check", "taj_mahal", "{file}"], "a = " + "{b = " * ABYSS + "1" + "}" * ABYSS + "\n", "nested too deeply"),
+    (["board", "install", "taj_mahal", "{file}"], "a = " + "[" * DEEP + "]" * DEEP + "\n", f"nested more than {MAX_DEPTH} levels"),
+    (["board", "check", "maharani", "{file}"], None, "more than the 16 MB"),
+    (["replay", "{file}"], "[" * ABYSS + "]" * ABYSS, "nested too deeply to be read"),
+    (["replay", "{file}"], None, "more than the 16 MB"),
+    (["run", "--script", "{file}"], None, "more than the 16 MB"),
+])
+def test_an_oversized_or_deeply_nested_file_is_refused_in_one_sentence(tmp_path, capsys, command, text, expected):
+    file = tmp_path / "file"
+    if text is None:
+        _huge(file, MAX_FILE + 1)
+    else:
+        file.write_text(text)
+    config = ["--config", str(_desktop(tmp_path))] if command[0] in ("tags", "board", "run") else []
+    assert main([arg.format(file=file) for arg in command] + config) == 2
+    err = capsys.readouterr().err
+    assert expected in err and err.count("\n") == 1 and str(file) in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("text", [None, "[store]\nurl = " + "[" * ABYSS + "]" * ABYSS + "\n"])
+def test_an_oversized_or_deeply_nested_profile_is_a_bad_profile_in_one_sentence(tmp_path, capsys, text):
+    profile = tmp_path / "profile.toml"
+    _huge(profile, MAX_FILE + 1) if text is None else profile.write_text(text)
+    assert main(["status", "--config", str(profile)]) == 78
+    err = capsys.readouterr().err
+    assert ("more than the 16 MB" in err or "nested too deeply" in err) and err.count("\n") == 1
+
+
+def _desktop(tmp_path: Path) -> Path:
+    profile = tmp_path / "desktop.toml"
+    profile.write_text(with_store(DESKTOP_PROFILE.read_text().replace('dir = "boards"', f'dir = "{tmp_path / "boards"}"'),
+                                  f"memory://files-{tmp_path.name}"))
+    return profile
+
+
 def test_manifest_prints_each_games_components_as_its_rules_count_them(capsys):
     import importlib
 
@@ -102,6 +157,12 @@ def test_manifest_prints_each_games_components_as_its_rules_count_them(capsys):
         assert summary["kinds"] == totals and summary["components"] == sum(totals.values())
         assert sum(g["count"] for g in summary["groups"]) == summary["components"]
         assert summary["questions"] == sum(g["count"] for g in summary["groups"] if g["ask"])
+        assert summary["labelled"] == sum(g["count"] for g in summary["groups"] if g["confidence"] == "unknown" and not g["ask"])
+    assert main(["manifest", "maharani"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert "all of them are known" not in first and "40 of them carry a label" in first  # colour-3 to colour-6
+    assert main(["manifest", "thurn_und_taxis"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].endswith("all of them are known")
     assert main(["manifest", "taj_mahal"]) == 0
     text = capsys.readouterr().out.splitlines()
     assert text[0] == "Taj Mahal: 128 components, one tag each; enrolment asks what 47 of them show"
@@ -313,6 +374,43 @@ def test_the_desktop_live_view_and_the_simulator_s_page_take_different_ports():
 
     profile = load_profile(DESKTOP_PROFILE)
     assert profile.web.port != profile.sim.port
+
+
+def test_the_club_page_has_a_port_of_its_own(capsys):
+    """Not the simulator's, nor the live view's of the desktop or of a Pi (a club server may be a table too)."""
+    from firmware.cli import parser
+    from firmware.config import load_profile
+
+    port = parser().parse_args(["club", "--url", "redis://localhost:6379/0"]).port
+    taken = {load_profile(DESKTOP_PROFILE).sim.port, load_profile(DESKTOP_PROFILE).web.port, load_profile(ROOT / "config" / "pi.toml").web.port}
+    assert port not in taken
+    for doc in (ROOT / "docs" / "club.md", ROOT / "systemd" / "tablemate-club.service"):
+        assert f"--port {port}" in doc.read_text()
+
+
+def test_every_argument_and_option_says_what_it_is(capsys):
+    """`tablemate X --help` explains each positional argument and option (gid, file, status --json...)."""
+    from firmware.cli import parser
+
+    def parsers(top):
+        for action in top._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    yield sub
+                    yield from parsers(sub)
+
+    bare = [f"{sub.prog} {action.dest}" for sub in parsers(parser()) for action in sub._actions
+            if not isinstance(action, (argparse._SubParsersAction, argparse._HelpAction)) and not action.help]
+    assert bare == []
+
+
+def test_output_to_a_reader_that_went_away_ends_quietly_as_with_sigpipe():
+    """`tablemate manifest taj_mahal | head -1`: no "Broken pipe" message, the status of a tool stopped by SIGPIPE."""
+    child = subprocess.Popen([sys.executable, "-m", "firmware.cli", "manifest", "taj_mahal"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, cwd=ROOT)
+    child.stdout.close()  # the reader is gone before the first line is written
+    err = child.stderr.read().decode()
+    assert child.wait(timeout=60) == 128 + signal.SIGPIPE and err == ""
 
 
 # -- run --script ----------------------------------------------------------------------------------

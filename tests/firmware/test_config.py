@@ -14,6 +14,7 @@ from drivers.buttons import ButtonEvent, open_buttons
 from drivers.display import open_display
 from drivers.readers import ReaderSpec, TagEvent, open_readers
 from firmware.config import DESKTOP, ProfileError, StoreConfig, load_profile
+from firmware.store import table_key
 from tests.drivers.fake_rc522 import FakeBus
 from tests.drivers.support import FakeClock
 
@@ -92,6 +93,14 @@ def test_the_desktop_profile_has_a_mock_reader_per_seat_and_a_shared_one():
         ("seat0", "mock", 0), ("seat1", "mock", 1), ("seat2", "mock", 2), ("seat3", "mock", 3),
         ("seat4", "mock", 4), ("shared", "mock", None)]
     assert profile.buttons.driver == "mock" and set(profile.buttons.pins) == {"withdraw", "pass", "undo", "next", "ok"}
+
+
+def test_the_shipped_profiles_comments_say_what_they_do():
+    """The desktop's button pins are the Pi's ("the same pin numbers as the Pi"); the key prefix is the real one."""
+    desktop, pi = load_profile(DESKTOP), load_profile(CONFIG / "pi.toml")
+    assert desktop.buttons.pins == pi.buttons.pins
+    for profile in (desktop, pi):
+        assert f"in every Redis key: {table_key(profile.table.id, '...')}" in profile.path.read_text()
 
 
 def test_the_pi_profile_uses_both_spi_buses_redis_and_an_i2c_ssd1306():
@@ -298,6 +307,9 @@ def test_missing_required_keys_are_named(tmp_path, text, fragments):
     (BASE + "\n[reader_timing]\npoll_ms = 100\ngap_ms = 250\n", ("reader_timing.gap_ms: 250 must be at least 3 x",)),
     (BASE + '\n[web]\nbind = "pi.local"\n', ("web.bind: 'pi.local' must be an IP address",)),
     (BASE + "\n[web]\nport = 0\n", ("web.port: 0 is outside 1..65535",)),
+    (BASE + '\n[web]\nhosts = ["evil.example@127.0.0.1"]\n', ("web.hosts: 'evil.example@127.0.0.1' is not a host name or an IP",)),
+    (BASE + '\n[web]\nhosts = ["pi.local:8080"]\n', ("web.hosts: 'pi.local:8080' is not a host name",)),
+    (BASE + '\n[web]\nhosts = "pi.local"\n', ("web.hosts: must be a list",)),
     (replace('url = "memory://"', 'url = "redis+cluster://node1:7000/0"'), ("store.url: ", "a cluster has no database number")),
     (BASE + '\n[club]\nurl = "memory://club"\n', ("club.url: must be the club server's Redis, not memory://",)),
     (BASE + '\n[club]\nurl = "redis://t1:secret@club:6379/0"\n', ("club.url: must not carry credentials",)),

@@ -95,9 +95,8 @@ def test_question_mark_lists_what_can_be_tapped_now(console):
 
 
 def test_the_list_fits_80_columns_and_narrows_as_a_name_is_typed_until_the_next_input(console):
-    """An 80x24 terminal leaves two lines under the frame for `?`: its sentence goes on the message
-    line, the names fill the width, typing narrows them (as the "more lines" line says), and the next
-    input clears the list, which it makes out of date."""
+    """`?`: its sentence goes on the message line, the names fill the width of an 80-column
+    terminal, typing narrows them, and the next input clears the list, which it makes out of date."""
     rig, keys = console
     rig.table.new_game("thurn_und_taxis", ["Ana", "Ben"], {})
     assert len(HELP) <= 80 and all(len(line) <= 80 for line in keys.tappable(width=80))
@@ -113,91 +112,144 @@ def test_the_list_fits_80_columns_and_narrows_as_a_name_is_typed_until_the_next_
     assert keys.screen.listing == [] and keys.screen.message == "tapped Nürnberg 1/3 on seat0"
 
 
-def test_fifty_inputs_leave_the_frame_at_the_top_and_messages_on_their_line(tmp_path):
-    text = with_store(DESKTOP.read_text(), "memory://").replace("[web]\nenabled = true", "[web]\nenabled = false")
-    text = text.replace("poll_ms = 50", "poll_ms = 20").replace("gap_ms = 500", "gap_ms = 60")
-    profile = tmp_path / "profile.toml"
-    profile.write_text(text)
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
-    screen = pyte.HistoryScreen(COLUMNS, ROWS, history=1000)
-    stream = pyte.ByteStream(screen)
-    lock = threading.Lock()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "firmware.cli", "run", "--keyboard", "--config", str(profile), "--tags", str(TAGS)],
-        stdin=slave, stdout=slave, stderr=slave, cwd=ROOT, env={**os.environ, "TERM": "xterm"},
-        preexec_fn=controlling_terminal)
+class Terminal:
+    """`tablemate run --keyboard` in a pseudo-terminal of `rows` x `columns`, read through pyte."""
 
-    def pump() -> None:
-        while True:
-            try:
-                data = os.read(master, 65536)
-            except OSError:
-                return
-            if not data:
-                return
-            with lock:
-                stream.feed(data)
+    def __init__(self, tmp_path: Path, rows: int, columns: int, text: str = "", tags: Path = TAGS):
+        text = text or with_store(DESKTOP.read_text(), "memory://").replace("[web]\nenabled = true", "[web]\nenabled = false")
+        text = text.replace("poll_ms = 50", "poll_ms = 20").replace("gap_ms = 500", "gap_ms = 60")
+        profile = tmp_path / "profile.toml"
+        profile.write_text(text)
+        self.master, self.slave = pty.openpty()
+        fcntl.ioctl(self.slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+        self.screen = pyte.HistoryScreen(columns, rows, history=1000)
+        stream = pyte.ByteStream(self.screen)
+        self.lock = threading.Lock()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "firmware.cli", "run", "--keyboard", "--config", str(profile), "--tags", str(tags)],
+            stdin=self.slave, stdout=self.slave, stderr=self.slave, cwd=ROOT, env={**os.environ, "TERM": "xterm"},
+            preexec_fn=controlling_terminal)
 
-    threading.Thread(target=pump, daemon=True).start()
+        def pump() -> None:
+            while True:
+                try:
+                    data = os.read(self.master, 65536)
+                except OSError:
+                    return
+                if not data:
+                    return
+                with self.lock:
+                    stream.feed(data)
 
-    def rows() -> list[str]:
-        with lock:
-            return list(screen.display)
+        threading.Thread(target=pump, daemon=True).start()
 
-    def wait_for(what, timeout=10.0) -> list[str]:
+    def rows(self) -> list[str]:
+        with self.lock:
+            return list(self.screen.display)
+
+    def wait_for(self, what, timeout=10.0) -> list[str]:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            shown = rows()
+            shown = self.rows()
             if what(shown):
                 return shown
             time.sleep(0.02)
-        raise AssertionError("\n".join(rows()))
+        raise AssertionError("\n".join(self.rows()))
 
-    def send(keys: str, message: str | None = None) -> None:
-        os.write(master, keys.encode())
+    def send(self, keys: str, message: str | None = None) -> None:
+        os.write(self.master, keys.encode())
         if message is not None:
-            wait_for(lambda shown: shown[18].startswith(message))
+            self.wait_for(lambda shown: shown[18].startswith(message))
 
+    def reversed_cells(self, row: int) -> str:
+        with self.lock:
+            return "".join("#" if self.screen.buffer[row][x].reverse else "." for x in range(66))
+
+    def stop(self) -> None:
+        """Ctrl-C stops the table, which restores the terminal."""
+        os.write(self.master, b"\x03")
+        assert self.process.wait(timeout=15) == 0
+        assert termios.tcgetattr(self.slave)[3] & termios.ICANON, "the terminal was not restored"
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        os.close(self.slave)
+        os.close(self.master)
+
+
+def test_fifty_inputs_leave_the_frame_at_the_top_and_messages_on_their_line(tmp_path):
+    terminal = Terminal(tmp_path, ROWS, COLUMNS)
     try:
-        wait_for(lambda shown: shown[0].startswith("┌") and shown[19].startswith(HELP[:40]))
-
-        def reversed_cells(row: int) -> str:
-            with lock:
-                return "".join("#" if screen.buffer[row][x].reverse else "." for x in range(66))
-
+        terminal.wait_for(lambda shown: shown[0].startswith("┌") and shown[19].startswith(HELP[:40]))
         # the game chooser: its inverted title line is drawn in reverse video, the options below are not
-        wait_for(lambda shown: reversed_cells(1) == reversed_cells(2) == "." + "#" * 64 + ".")
-        assert reversed_cells(16) == "." * 66
+        terminal.wait_for(lambda shown: terminal.reversed_cells(1) == terminal.reversed_cells(2) == "." + "#" * 64 + ".")
+        assert terminal.reversed_cells(16) == "." * 66
         inputs = 0
         for keys, message in [("n", "pressed next")] * 3 + [("o", "pressed ok")] * 3:  # Thurn und Taxis, 4, hints on
-            send(keys, message)
+            terminal.send(keys, message)
             inputs += 1
         for name in ["augsburg", "ulm", "nürnberg", "zzz", "b", "regensburg"] * 5 + ["?"] * 2:
             if name == "?":
-                send("?", "")
-                wait_for(lambda shown: "components not yet played" in shown[18])
+                terminal.send("?", "")
+                terminal.wait_for(lambda shown: "components not yet played" in shown[18])
             else:
-                send(f"/{name}\r", {"zzz": "no component is called 'zzz'", "b": "'b' fits several"}.get(name, "tapped "))
+                terminal.send(f"/{name}\r", {"zzz": "no component is called 'zzz'", "b": "'b' fits several"}.get(name, "tapped "))
             inputs += 1
         for keys in "nuuppwu\x1b[C\x1b[D":
-            send(keys)
+            terminal.send(keys)
             inputs += 1
-        wait_for(lambda shown: shown[18].startswith("turned back"))
+        terminal.wait_for(lambda shown: shown[18].startswith("turned back"))
         assert inputs >= 50
-        shown = rows()
+        shown = terminal.rows()
         assert shown[0].startswith("┌") and shown[0].rstrip().endswith("┐"), shown[0]
         assert all(line.startswith("│") and line.rstrip().endswith("│") for line in shown[1:17]), "\n".join(shown)
         assert shown[17].startswith("└") and shown[19].startswith(HELP[:40])
-        assert not screen.history.top, "the terminal scrolled"
-        os.write(master, b"\x03")  # Ctrl-C stops the table
-        assert process.wait(timeout=15) == 0
-        assert termios.tcgetattr(slave)[3] & termios.ICANON, "the terminal was not restored"
+        assert not terminal.screen.history.top, "the terminal scrolled"
+        terminal.stop()
     finally:
-        if process.poll() is None:
-            process.kill()
-        os.close(slave)
-        os.close(master)
+        terminal.close()
+
+
+def test_at_80x24_a_long_message_wraps_whole_and_the_list_pages_over_the_frame(tmp_path):
+    """The live view's port taken: its whole sentence on the lines under the frame, the help and the
+    typed line below it; `?` shows the list a page at a time in the frame's rows, every name on some
+    page, and Esc brings the screen back. Nothing scrolls."""
+    import socket
+
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", 0))
+    holder.listen()
+    port = holder.getsockname()[1]
+    text = with_store(DESKTOP.read_text(), "memory://").replace("port = 8081", f"port = {port}")
+    terminal = Terminal(tmp_path, 24, 80, text, ROOT / "firmware" / "demos" / "taj_mahal.tags.toml")
+    try:
+        said = f"web view: cannot serve on 127.0.0.1:{port}: the port is in use (another program, or another tablemate)"
+        shown = terminal.wait_for(lambda shown: said in " ".join(line.strip() for line in shown[18:22]))
+        assert max(len(line.rstrip()) for line in shown) <= 80
+        help_row = next(row for row, line in enumerate(shown) if line.startswith(HELP[:40]))
+        assert help_row > 19  # under the message's two or more lines
+        for keys, message in [("n", "pressed next")] * 2 + [("o", "pressed ok")] * 3:  # Taj Mahal, 5 players, hints on
+            terminal.send(keys, message)
+        terminal.send("/province 1\r", "tapped Province tile 1")
+        terminal.send("?")
+        first = terminal.wait_for(lambda shown: "page 1/" in shown[17])
+        pages = int(first[17].split("page 1/")[1].split(":")[0])
+        names = [line.rstrip() for line in first[:17]]
+        for page in range(2, pages + 1):
+            terminal.send("?")
+            shown = terminal.wait_for(lambda shown: any(f"page {page}/{pages}" in line for line in shown[:18]))
+            names += [line.rstrip() for line in shown[:17] if line.strip() and "page " not in line]
+        listed = " ".join(names)
+        for card in ("Red: double elephant 1/2", "Yellow: the 21st card", "White: vizier", "Special: colour change"):
+            assert card in listed, listed
+        terminal.send("\x1b")
+        terminal.wait_for(lambda shown: shown[0].startswith("┌") and shown[17].startswith("└"))
+        assert not terminal.screen.history.top, "the terminal scrolled"
+        terminal.stop()
+    finally:
+        terminal.close()
+        holder.close()
 
 
 def test_an_arrow_split_across_reads_is_one_key_and_a_lone_esc_is_its_own():

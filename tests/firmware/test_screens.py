@@ -17,8 +17,8 @@ GOLDEN = Path(__file__).parent / "golden"
 FIVE = (Row("Ana", 23), Row("Ben", 17, True), Row("Cy", 9), Row("Dee", 31), Row("Eve", 4))
 GRID = tuple((r, c, (r, c) in {(1, 1), (1, 2), (4, 3)}) for r in range(8) for c in range(8) if (r, c) not in {(0, 0), (0, 7), (7, 0), (7, 7), (3, 3), (3, 4), (4, 3), (4, 4)})
 
-TAJ = ScoreView("Taj Mahal", "Round 3/12", FIVE, "Ben: play or out", ("Ana: vizier", "Ana: crown"))
-MAHARANI = ScoreView("Maharani", "Round 5", FIVE[:3], "Ben: place or refresh", ("Ana: +3 gold",))
+TAJ = ScoreView("Taj Mahal", "Round 3/12", FIVE, "Ben: tap or withdraw", ("Ana: vizier", "Ana: crown"))
+MAHARANI = ScoreView("Maharani", "Round 5, 2/4 done", FIVE[:3], "Ben: tap tile or withdraw", ("Ana: +3 gold",))
 
 VIEWS = {
     # rare screens, each a whole screen
@@ -28,6 +28,7 @@ VIEWS = {
     "event_flash": FlashView(("Taj Mahal", "Ana, Ben, Cy, Dee, Eve")),
     "error_flash": FlashView(("Hold undo: menu",), error=True),
     "game_over": OverView("Taj Mahal", ((1, "Dee", 61), (2, "Ana", 55), (2, "Ben", 55), (4, "Cy", 40), (5, "Eve", 12)), ("Dee",)),
+    "game_over_short_title": OverView("Thurn und Taxis", ((1, "Ana", 21), (2, "Ben", 17)), ("Ana",), short="T. und Taxis"),
     "reader_trouble_chooser": ChooserView("Which game?", ("Taj Mahal", "Maharani", "Mongols", "Thurn und Taxis"), 0,
                                           notice="Reader 4: SPI1 is off"),
     "reader_trouble_tap": TapView("Tap: Nürnberg 2/3", done="skip", title="Thurn und Taxis", note="15 of 66",
@@ -36,21 +37,23 @@ VIEWS = {
     "journal_problem": MessageView("Journal problem", ("game 20261121-1201-ab12: entry 12-0 holds no readable action", "Hold undo: menu")),
     # a game in play: the scoreboard on top, the band below
     "scoreboard_5": TAJ,
-    "scoreboard_3": ScoreView("Thurn und Taxis", "Round 4", FIVE[:3], "Ben: close or end", ("Ben: Ulm",)),
-    "events_grouped": ScoreView("Taj Mahal", "Round 9/12", FIVE, "Ana: play or out",
+    "scoreboard_3": ScoreView("Thurn und Taxis", "Round 4", FIVE[:3], "Ben: ok: close, pass: end", ("Ben: Ulm",)),
+    "last_round_short_title": ScoreView("Thurn und Taxis", "Last round (12)", FIVE[:4], "Ben: pass: end turn", ("Last round!",),
+                                        short="T. und Taxis"),
+    "events_grouped": ScoreView("Taj Mahal", "Round 9/12", FIVE, "Ana: tap or withdraw",
                                 ("Eve: province +6", "Eve: palaces +1", "Eve: crown", "Ben: colour change card")),
     "hint_taj_mahal": replace(TAJ, hint="Out now: monk +2"),
-    "hint_thurn_und_taxis": ScoreView("Thurn und Taxis", "Round 4", FIVE[:3], "Ben: lay a card", ("Ana: Lodz",), "Fit Augsb Kempt|Innsb"),
-    "hint_mongols": ScoreView("Mongols", "Round 2", FIVE[:4], "Ben: roll or stop", ("Ben rolls 3+4",), "Bust 2d 17%"),
+    "hint_thurn_und_taxis": ScoreView("Thurn und Taxis", "Round 4", FIVE[:3], "Ben: tap a card", ("Ana: Lodz",), "Fit Augsb Kempt|Innsb"),
+    "hint_mongols": ScoreView("Mongols", "Round 2", FIVE[:4], "Ben: ok: roll or withdraw", ("Ben rolls 3+4",), "Bust 2d 17%"),
     "hint_maharani_space": ChooserView("Which space?", ("Q1 b1 +1", "Q1 c1 +2", "Q1 d1", "Q1 a2 +1", "Q1 b2"), 1, "Maharani",
                                        cells=GRID, marks=((0, 2),), over=MAHARANI),
     "maharani_quarter": ChooserView("Which quarter?", ("Q1 11 free +2", "Q2 14 free +1", "Q3 13 free", "Q4 14 free"), 1,
                                     "Maharani", cells=GRID, over=MAHARANI,
                                     marks=tuple((r, c) for r, c, taken in GRID if r < 4 and c >= 4 and not taken)),
-    "chooser": ChooserView("Ben: palace where?", tuple(f"province-3-{i}" for i in range(1, 8)), 5, "Taj Mahal", over=TAJ),
+    "chooser": ChooserView("Ben: palace where?", tuple(f"City {i}" for i in range(1, 6)), 3, "Taj Mahal", over=TAJ),
     "chooser_dice": ChooserView("Die 1?", ("1", "2", "3", "4", "5", "6"), 3, "Mongols",
-                                over=ScoreView("Mongols", "Round 2", FIVE[:4], "Ben: roll", ("Ana stops: +4",))),
-    "prompt_tap": TapView("Round 3: tap the province tile", "none", "Taj Mahal", note="Out now: 2", over=TAJ),
+                                over=ScoreView("Mongols", "Round 2", FIVE[:4], "Ben: ok: roll", ("Ana stops: +4",))),
+    "prompt_tap": TapView("Round 3: tap province tile 3", "none", "Taj Mahal", note="Out now: 2", over=TAJ),
     "refused": FlashView(("Play red: you began in red",), error=True, over=TAJ),
     "store_warning": replace(MAHARANI, offline=True),
     "reader_trouble": replace(TAJ, notice="Reader 3: not answering"),
@@ -90,7 +93,7 @@ def changed(before: ScoreView | ChooserView, after: ScoreView | ChooserView) -> 
 def test_the_turn_passing_moves_the_triangle_and_the_prompts_name_only():
     """The seats' names and totals and the rest of the band stay put: the bytes a turn costs on the wire."""
     ben = replace(TAJ, hint="Out now: monk +2")
-    cy = replace(ben, rows=tuple(replace(row, current=row.name == "Cy") for row in FIVE), prompt="Cy: play or out")
+    cy = replace(ben, rows=tuple(replace(row, current=row.name == "Cy") for row in FIVE), prompt="Cy: tap or withdraw")
     triangle = range(1, 1 + Screen().char)  # the margin of a seat's cell
     assert {page for page, column in changed(ben, cy) if column not in triangle} == {6}  # the prompt's line...
     assert max(column for page, column in changed(ben, cy) if page == 6) < 4 * Screen().char  # ...its name field

@@ -78,7 +78,7 @@ def test_a_tap_lays_the_card_and_shows_it_as_the_last_event_on_the_scoreboard(st
     table = new_game(store)
     table.tag(uid("ulm"))
     view = table.view()
-    assert isinstance(view, ScoreView) and view.events == ("Ana: Ulm",) and view.prompt == "Ana: end turn"
+    assert isinstance(view, ScoreView) and view.events == ("Ana: Ulm",) and view.prompt == "Ana: pass: end turn"
     assert table.session.state.routes[0][0][1] == "ulm"
 
 
@@ -233,7 +233,7 @@ def test_a_restart_shows_the_same_game_and_turn(store):
     again = make_table(store)
     assert again.session.state == table.session.state
     view = again.view()
-    assert isinstance(view, ScoreView) and view.phase == "Round 1" and view.prompt == "Ben: end turn"
+    assert isinstance(view, ScoreView) and view.phase == "Round 1" and view.prompt == "Ben: pass: end turn"
     assert [row.current for row in view.rows] == [False, True]
 
 

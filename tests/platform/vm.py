@@ -19,7 +19,9 @@ machine, and this machine reaches the guest's SSH on a loopback port. KVM is use
 guest here, else TCG (`TABLEMATE_VM_ACCEL` = kvm or tcg decides).
 """
 
+import functools
 import os
+import select
 import shlex
 import shutil
 import signal
@@ -49,6 +51,8 @@ COMMANDS = ("systemctl enable systemd-networkd ssh",
             "useradd --create-home --shell /bin/bash --groups sudo pi",
             "chmod 0700 /root/.ssh && chmod 0600 /root/.ssh/authorized_keys")
 DISK_GB = 8
+#: how long the kernel may take under KVM to reach its initrd's /init (about a second where KVM works)
+KVM_PROBE_S = 20
 KERNEL_ARGS = "root=/dev/vda rw console=ttyS0 net.ifnames=0 systemd.journald.forward_to_console=0"
 
 
@@ -92,30 +96,37 @@ def image(packages: Sequence[str] = (), files: Mapping[str, bytes] | None = None
     return Image(built / "disk.qcow2", built / "vmlinuz", built / "initrd.img", key)
 
 
-def kvm_works() -> bool:
-    """Whether KVM runs a guest here: a boot sector that writes 'K' to the serial port and ends QEMU
-    (isa-debug-exit), under KVM, within a few seconds. /dev/kvm may open and still run nothing, as
-    nested KVM on these machines does."""
+def kvm_works(base: Image) -> bool:
+    """Whether KVM runs this image's kernel here: booted with -cpu host and no disk, it must reach
+    its first user-space program (the initrd's /init) within a few seconds. /dev/kvm may open and a
+    boot sector run while a kernel still hangs or QEMU aborts, as under nested KVM on these machines."""
     if not os.access("/dev/kvm", os.R_OK | os.W_OK):
         return False
-    with tempfile.TemporaryDirectory(prefix="kvm-probe-") as directory:
-        sector = Path(directory) / "boot.img"
-        # mov dx, 0x3f8; mov al, 'K'; out dx, al; out 0xf4, al (QEMU exits); cli; hlt; the boot signature
-        code = bytes([0xBA, 0xF8, 0x03, 0xB0, 0x4B, 0xEE, 0xE6, 0xF4, 0xFA, 0xF4])
-        sector.write_bytes(code + bytes(510 - len(code)) + b"\x55\xaa")
-        command = ["qemu-system-x86_64", "-accel", "kvm", "-m", "16", "-display", "none", "-nodefaults", "-serial", "stdio",
-                   "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04", "-drive", f"file={sector},format=raw,if=floppy"]
+    command = ["qemu-system-x86_64", "-accel", "kvm", "-cpu", "host", "-m", "512", "-display", "none", "-nodefaults",
+               "-no-reboot", "-serial", "stdio", "-kernel", str(base.kernel), "-initrd", str(base.initrd),
+               "-append", "console=ttyS0 panic=-1 root=/dev/null"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL) as qemu:
+        output = bytearray()
+        deadline = time.monotonic() + KVM_PROBE_S
         try:
-            return b"K" in subprocess.run(command, capture_output=True, timeout=8).stdout
-        except subprocess.TimeoutExpired:
-            return False
+            while b"Run /init as init process" not in output and time.monotonic() < deadline:
+                ready, _, _ = select.select([qemu.stdout], [], [], 0.5)
+                if ready:
+                    chunk = os.read(qemu.stdout.fileno(), 65536)
+                    if not chunk:
+                        break  # QEMU ended (it aborts when KVM refuses the CPU's set-up)
+                    output += chunk
+        finally:
+            qemu.kill()
+    return b"Run /init as init process" in output
 
 
-def accelerator() -> str:
+@functools.cache
+def accelerator(base: Image) -> str:
     chosen = os.environ.get("TABLEMATE_VM_ACCEL")
     if chosen not in (None, "kvm", "tcg"):
         raise ValueError(f"TABLEMATE_VM_ACCEL={chosen!r}: kvm or tcg")
-    return chosen or ("kvm" if kvm_works() else "tcg")
+    return chosen or ("kvm" if kvm_works(base) else "tcg")
 
 
 def free_port() -> int:
@@ -137,7 +148,7 @@ class VM:
     def __init__(self, base: Image, workdir: Path, *, memory_mb: int = 2048, cpus: int = 2, accel: str | None = None):
         self.image, self.workdir = base, workdir
         self.memory_mb, self.cpus = memory_mb, cpus
-        self.accel = accel or accelerator()
+        self.accel = accel or accelerator(base)
         self.disk = workdir / "disk.qcow2"
         self.console = workdir / "console.log"
         self.process: subprocess.Popen | None = None

@@ -79,7 +79,7 @@ def test_tag_files_given_while_the_store_does_not_answer_wait_for_it_like_the_se
     assert process.process.poll() is None, process.stderr()
     redis_server.start()
     notify.wait_for(lambda m: m.get("READY") == "1", 30, "READY=1 once Redis answers")
-    assert len(connect(redis_server.url).hgetall("tablemate:{desktop}:tags")) == 56
+    assert len(connect(redis_server.url).hgetall("tablemate:{desktop}:tags")) == 60
     process.signal(signal.SIGTERM)
     assert process.wait(unit_seconds("TimeoutStopSec")) == 0, process.stderr()
 

@@ -186,6 +186,21 @@ def chown(args: list[str]) -> int:
     return 0
 
 
+def stat(args: list[str]) -> int:
+    """`stat -c '%a %U:%G' PATH`: the file's mode, and the owner the fake chown last gave it (else
+    root:root, as install.sh, run as root, makes its files)."""
+    assert args[:2] == ["-c", "%a %U:%G"], args
+    path = Path(args[2])
+    if not path.exists():
+        print(f"stat: cannot statx '{args[2]}': No such file or directory", file=sys.stderr)
+        return 1
+    owners = fake_root() / OWNERS
+    given = [line.rsplit(" ", 1) for line in owners.read_text().splitlines()] if owners.exists() else []
+    owner = next((who for name, who in reversed(given) if name == str(path).replace(str(fake_root()), "")), "root:root")
+    print(f"{path.stat().st_mode & 0o7777:o} {owner}")
+    return 0
+
+
 # -- services -------------------------------------------------------------------------------------
 
 def wanted_by(unit: str) -> Path:
@@ -348,7 +363,7 @@ def tablemate(args: list[str]) -> int:
 COMMANDS = {
     "apt-get": apt_get, "dpkg": dpkg, "dpkg-query": dpkg_query, "raspi-config": raspi_config,
     "getent": getent, "groupadd": groupadd, "useradd": useradd, "usermod": usermod,
-    "systemctl": systemctl, "runuser": runuser, "redis-cli": redis_cli, "chown": chown,
+    "systemctl": systemctl, "runuser": runuser, "redis-cli": redis_cli, "chown": chown, "stat": stat,
     "python3": python3, "pip": pip, "tablemate": tablemate,
 }
 

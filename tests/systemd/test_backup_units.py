@@ -35,8 +35,14 @@ def test_systemd_analyze_verify_is_silent(tmp_path):
 @needs_analyze
 def test_the_backup_service_is_locked_down(tmp_path):
     service, _ = verifiable_copies(tmp_path)
-    result = subprocess.run([ANALYZE, "security", "--offline=true", "--threshold=15", str(service)], capture_output=True, text=True)
-    assert result.returncode == 0, result.stdout.splitlines()[-1]
+    result = subprocess.run([ANALYZE, "security", "--offline=true", "--threshold=9", str(service)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout.splitlines()[-1]  # 1.1 before its IP list and mask
+
+
+def test_the_backup_reaches_redis_on_this_machine_only_and_makes_nothing_others_read():
+    service = {key: values for (section, key), values in settings(SERVICE.read_text()).items() if section == "Service"}
+    assert service["IPAddressDeny"] == ["any"] and service["IPAddressAllow"] == ["localhost"]
+    assert service["UMask"] == ["0027"]
 
 
 def test_the_service_runs_a_command_the_cli_accepts_into_the_directory_it_may_write():

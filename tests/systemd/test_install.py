@@ -23,10 +23,10 @@ from tests.redis_server import RedisServer
 REPO = Path(__file__).parents[2]
 FAKESYS = Path(__file__).with_name("fakesys.py")
 COMMANDS = ["apt-get", "dpkg", "dpkg-query", "raspi-config", "getent", "groupadd", "useradd", "usermod",
-            "systemctl", "runuser", "redis-cli", "python3", "chown"]
+            "systemctl", "runuser", "redis-cli", "python3", "chown", "stat"]
 # Calls that only read the system: a run that changes nothing makes no other call.
 QUERIES = [["dpkg", "--print-architecture"], ["dpkg-query"], ["getent"], ["systemctl", "is-enabled"], ["systemctl", "is-active"],
-           ["python3", "-c"], ["python3", "-"], ["redis-cli", "ping"], ["redis-cli", "INFO"]]
+           ["python3", "-c"], ["python3", "-"], ["redis-cli", "ping"], ["redis-cli", "INFO"], ["stat"]]
 #: Raspberry Pi OS's own config.txt (trixie's, as bookworm's): I2C and SPI commented out
 CONFIG_TXT = (Path(__file__).with_name("raspios-config.txt")).read_text()
 TRIXIE_OS_RELEASE = 'PRETTY_NAME="Debian GNU/Linux 13 (trixie)"\nVERSION_ID="13"\nVERSION_CODENAME=trixie\n'
@@ -116,7 +116,7 @@ class System:
         self.env = dict(os.environ, PATH=f"{self.bin}:{os.environ['PATH']}", FAKESYS_ROOT=str(root),
                         FAKESYS_LOG=str(self.log), FAKESYS_PYTHON=sys.executable, FAKESYS_REDIS_CONF=str(redis_conf),
                         FAKESYS_REDIS_PORT=str(redis_port), FAKESYS_REDIS_CLI=shutil.which("redis-cli") or "redis-cli",
-                        FAKESYS_DOCTOR="ok")
+                        FAKESYS_DOCTOR="ok", SUDO_USER="pi")  # sudo systemd/install.sh, from the owner's login
         for command in COMMANDS:
             self.add_command(command)
 
@@ -232,16 +232,42 @@ def test_install_sets_up_a_fresh_pi_and_asks_for_the_reboot(system, redis_port):
     for unit in ("tablemate-backup.service", "tablemate-backup.timer"):
         assert (root / "etc/systemd/system" / unit).read_bytes() == (system.repo / "systemd" / unit).read_bytes()
     assert os.readlink(root / "etc/systemd/system/timers.target.wants/tablemate-backup.timer") == "/etc/systemd/system/tablemate-backup.timer"
-    assert (root / "var/backups/tablemate").is_dir() and (root / "var/backups/tablemate").stat().st_mode & 0o777 == 0o755
-    # the state directory (the local copy) made before the first start, so that the doctor run then finds it
-    assert (root / "var/lib/tablemate").is_dir() and (root / "var/lib/tablemate").stat().st_mode & 0o777 == 0o750
-    assert (root / "var/lib/fakesys/owners").read_text() == ("/var/lib/tablemate tablemate:tablemate\n"
-                                                             "/var/backups/tablemate tablemate:tablemate\n")
+    assert (root / "var/backups/tablemate").is_dir()
+    # the state directory (the local copy), made before the first start so that the doctor run then finds it
+    assert modes(system, "/var/lib/tablemate") == {"/var/lib/tablemate": "750 tablemate:tablemate"}
     assert ["systemctl", "start", "tablemate-backup.timer"] in system.calls()
     # config.txt changed: no start, no doctor; the owner reboots
     assert "REBOOT NEEDED" in out and "sudo reboot" in out
     assert ["systemctl", "start", "tablemate.service"] not in system.calls()
     assert not any(call[0] == "runuser" for call in system.calls())
+
+
+def modes(system, *paths: str) -> dict[str, str]:
+    """Each path's mode and owner (by default the secret-holding ones), as `stat -c '%a %U:%G'` answers on the fake root."""
+    paths = paths or ("/etc/tablemate/pi.toml", "/var/backups/tablemate")
+    return {path: subprocess.run(["stat", "-c", "%a %U:%G", str(system.root) + path], env=system.env, capture_output=True,
+                                 text=True).stdout.strip() for path in paths}
+
+
+def test_the_profile_and_the_backups_are_for_root_the_service_and_the_owners_login_only(system):
+    ok(system.install())
+    assert modes(system) == {"/etc/tablemate/pi.toml": "640 root:tablemate", "/var/backups/tablemate": "750 tablemate:tablemate"}
+    groups = {row.split(":")[0]: row.split(":")[3].split(",") for row in (system.root / "etc/group").read_text().splitlines()}
+    assert groups["tablemate"] == ["pi"]  # the login that ran sudo reads them without sudo
+
+
+def test_an_earlier_install_world_readable_is_closed(system):
+    """A profile (with the club password the docs put there) and backups installed 0644/0755 before."""
+    (system.root / "etc/tablemate").mkdir(parents=True)
+    (system.root / "etc/tablemate/pi.toml").write_text('[club]\npassword = "s3cret"\n')
+    (system.root / "etc/tablemate/pi.toml").chmod(0o644)
+    (system.root / "var/backups/tablemate").mkdir(parents=True)
+    (system.root / "var/backups/tablemate").chmod(0o755)
+    out = ok(system.install())
+    assert modes(system) == {"/etc/tablemate/pi.toml": "640 root:tablemate", "/var/backups/tablemate": "750 tablemate:tablemate"}
+    assert "kept: yours differs" in out and (system.root / "etc/tablemate/pi.toml").read_text() == '[club]\npassword = "s3cret"\n'
+    before = system.tree()
+    assert "ok: /etc/tablemate/pi.toml is 0640 root:tablemate" in ok(system.install()) and system.tree() == before
 
 
 def test_a_second_run_changes_nothing(system):

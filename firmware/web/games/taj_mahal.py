@@ -10,9 +10,10 @@ the cities the players named and empty places for the others; the table lists pa
 import math
 
 from engines.taj_mahal.board import AGRA, REAL_AGRA_CITIES, REAL_PROVINCE_CITIES
-from engines.taj_mahal.components import SPECIAL_LABEL
+from engines.taj_mahal.components import ROUNDS, SPECIAL_LABEL
 from engines.taj_mahal.engine import CROWNED, ORDINARY
 
+from ...report import counted
 from .. import svg
 from . import generic
 
@@ -67,7 +68,8 @@ def board(game, s) -> str:
 def _named_or_blank(s, province: str) -> list[str]:
     """The cities the players named in `province`, then unnamed places up to the rules' count."""
     named = list(s.palaces.get(province, {}))
-    count = REAL_AGRA_CITIES if province == AGRA or len(named) > REAL_PROVINCE_CITIES else REAL_PROVINCE_CITIES
+    agra = province == AGRA or s.visited.index(province) + 1 == ROUNDS  # without a board, the 12th is Agra too
+    count = REAL_AGRA_CITIES if agra or len(named) > REAL_PROVINCE_CITIES else REAL_PROVINCE_CITIES
     return named + [f"\0{province}:{k}" for k in range(len(named), count)]
 
 
@@ -160,8 +162,14 @@ def _province_line(s, number: int, province: str) -> str:
     for city, (ordinary, crowned) in cities.items():
         who = ([s.players[ordinary]] if ordinary is not None else []) + ([f"{s.players[crowned]} (crown)"] if crowned is not None else [])
         if who:
-            held.append(f"{city}: {' + '.join(who)}")
+            held.append(f"{_in(city, province)}: {' + '.join(who)}")
     return f"{number}. {province}: {'; '.join(held) or 'no palace'}"
+
+
+def _in(city: str, province: str) -> str:
+    """A city under its province's heading: "city 2", not "city 2 of province 3" again."""
+    tail = f" of {province}"
+    return city[: -len(tail)] if city.lower().endswith(tail.lower()) else city
 
 
 def describe(game, s, action: dict) -> str:
@@ -181,7 +189,10 @@ def describe(game, s, action: dict) -> str:
     if kind == "crown":
         return f"{who}: crowned palace in {action.get('city')}"
     if kind == "chain":
-        return f"{who}: the chain reaches {action.get('provinces')} other province(s)"
+        reached = action.get("provinces")
+        if isinstance(reached, int):
+            reached = "no other province" if reached == 0 else counted(reached, "other province")
+        return f"{who}: the chain reaches {reached}"
     if kind == "hand" and isinstance(action.get("cards"), list):
         return f"{who} declares a hand of {len(action['cards'])} card{'s' * (len(action['cards']) != 1)}"
     return generic.describe(game, s, action)

@@ -10,6 +10,7 @@ import pytest
 
 from firmware.club import create_app
 from firmware.club.results import placings
+from firmware.club.roster import publish
 from firmware.journal import Journal
 from firmware.session import Session
 from firmware.store import connect
@@ -38,6 +39,7 @@ def club(tmp_path_factory):
     played(client, "t1", "20261120-200000-aaaa", ["Zoé", "Max", "Cy"], [ZOE, MAX, None])
     played(client, "t1", "20261121-200000-bbbb", ["Max", "Zoé", "Cy"], [MAX, ZOE, None])
     played(client, "t2", "20261121-210000-cccc", ["Ana", "Ben"], None, upto=0)
+    publish(client, "t1", {ZOE: {"name": "Zoé", "ticket": "1" * 32}, MAX: {"name": "Max", "ticket": "2" * 32}})  # t1's uplink
     server = Background(None, None, port=0, app=create_app(url)).start()
     yield server.url
     server.stop()
@@ -106,3 +108,17 @@ def test_a_game_has_its_whole_timeline_and_unknown_ones_are_404(club):
 def test_the_page_is_read_only_and_guarded_like_the_live_view(club):
     response = httpx.post(club + "/api/tables", timeout=10)
     assert response.status_code == 405 and "content-security-policy" in get(club, "/players").headers
+
+
+def test_the_page_answers_only_at_its_allowed_hosts_when_given(tmp_path, capsys):
+    from firmware.cli import main
+
+    server = Background(None, None, port=0, app=create_app(f"memory://club-hosts-{tmp_path.name}", hosts=("club.local",))).start()
+    try:
+        assert httpx.get(server.url + "/api/tables", headers={"host": "club.local:8080"}, timeout=10).status_code == 200
+        assert httpx.get(server.url + "/api/tables", headers={"host": "evil.example"}, timeout=10).status_code == 403
+    finally:
+        server.stop()
+    with pytest.raises(SystemExit):
+        main(["club", "--url", "redis://localhost:6379/0", "--allow-host", "evil@club.local"])
+    assert "is not a host name or an IP address" in capsys.readouterr().err

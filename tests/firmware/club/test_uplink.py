@@ -149,3 +149,20 @@ def test_a_second_table_uplinking_under_the_same_name_is_refused_and_copies_noth
     with pytest.raises(ClubTrouble, match=r"another table uplinks to the club as 't1': \S+ \(pid \d+\) holds its lease") as refused:
         other.sync()
     assert refused.value.short == "Club: t1 taken" and club_of(urls[1]).games() == ["g1"]
+
+
+def test_the_tables_player_cards_are_published_and_claimed_before_a_game_names_them(urls):
+    from firmware.club.players import Players, player_id
+    from firmware.club.roster import Cards, registry_key
+    from firmware.tagmap import TagMap
+
+    source = table(urls[0])
+    uplink = Uplink(urls[0], "t1", ClubConfig(urls[1], "t1"))
+    uplink.sync()
+    Players(TagMap(source.client, "t1"), "t1").enrol("0c0c0c01", "Zoé")  # enrolled after the first full pass
+    source.begin_game("g1", "mongols", ["Zoé", "Ben"], {}, cards=[player_id("0c0c0c01"), None])
+    uplink.sync({"g1"})
+    club = connect(urls[1])
+    assert club.get(registry_key(player_id("0c0c0c01"))) == "t1"
+    cards = Cards.read(club, ["t1"], {player_id("0c0c0c01")})
+    assert cards.counts("t1", player_id("0c0c0c01")) and cards.name(player_id("0c0c0c01")) == "Zoé"

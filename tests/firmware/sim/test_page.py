@@ -1,5 +1,7 @@
 """The simulator's page without a browser: what it takes, from whom, and what it refuses."""
 
+import time
+
 import httpx
 import pytest
 
@@ -37,6 +39,21 @@ def test_inputs_come_only_from_the_page_itself(sim):
     with_body = httpx.post(sim.url + "/sim/tap?reader=seat0&uid=04000001", headers={"x-tablemate": "sim"}, content=b"x" * 10)
     assert with_body.status_code == 413
     assert sim.app.loop.table.refusals == 0 and sim.app.loop.frames == 1  # nothing reached the table
+
+
+def test_every_request_must_name_the_simulators_own_host(sim):
+    """DNS rebinding: a page of another site whose name points at 127.0.0.1 reads nothing either."""
+    for path in ("/", "/sim/state", "/sim/events", "/api/state", "/events", "/games"):
+        for host in ("evil.example", "evil.example:{port}", "evil.example@127.0.0.1:{port}", "127.0.0.1@evil.example",
+                     "127.0.0.1:{port}/x", "127.0.0.1.nip.io:{port}", ""):
+            answer = httpx.get(sim.url + path, headers={"host": host.format(port=sim.page.port)}, timeout=5)
+            assert answer.status_code == 403 and "answers only at 127.0.0.1, localhost, ::1" in answer.text, (path, host)
+
+
+def test_the_simulators_own_hosts_are_answered(sim):
+    for host in ("127.0.0.1:{port}", "localhost:{port}", "LOCALHOST", "[::1]:{port}", "[0:0::1]"):
+        assert httpx.get(sim.url + "/sim/state", headers={"host": host.format(port=sim.page.port)}, timeout=5).status_code == 200
+    assert post(sim, "/sim/button?role=next&down=1", host="evil.example@127.0.0.1").status_code == 403
 
 
 @pytest.mark.parametrize("path, message", [
@@ -154,3 +171,25 @@ def test_make_run_without_redis_says_once_that_the_games_stay_in_its_memory(tmp_
     said = "".join(lines) + rest
     assert said.count("so the games are in the table's own memory") == 1, said
     assert sim.returncode == 0, said
+
+
+def test_the_pages_following_the_table_are_capped(sim):
+    """Each stream polls the table every 20 ms: without a cap, 93 of them doubled the press latency."""
+    from firmware.sim.page import MAX_PAGES
+    from tests.firmware.web.sse import EventReader
+
+    streams = [EventReader(sim.url + "/sim/events") for _ in range(MAX_PAGES)]
+    try:
+        assert [s.status for s in streams] == [200] * MAX_PAGES and streams[0].next().event == "table"
+        one_more = httpx.get(sim.url + "/sim/events", timeout=5)
+        assert one_more.status_code == 503 and f"at most {MAX_PAGES}" in one_more.json()["error"]
+        streams.pop().close()  # a page closed: its place is free again
+        deadline = time.monotonic() + 5
+        while (again := EventReader(sim.url + "/sim/events")).status != 200 and time.monotonic() < deadline:
+            again.close()
+            time.sleep(0.02)
+        streams.append(again)
+        assert again.status == 200
+    finally:
+        for stream in streams:
+            stream.close()

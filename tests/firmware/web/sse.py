@@ -22,11 +22,13 @@ class Message(NamedTuple):
 
 
 class EventReader:
-    def __init__(self, url: str, timeout: float = 5.0):
+    def __init__(self, url: str, timeout: float = 5.0, source: str | None = None):
+        """Follow `url`, from the address `source` when given (another loopback address: 127.0.0.2)."""
         parts = urlsplit(url)
         self.url = url
         self.messages: queue.Queue[Message] = queue.Queue()
-        self._connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+        self._connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout,
+                                                      source_address=(source, 0) if source else None)
         self._connection.request("GET", parts.path, headers={"Accept": "text/event-stream"})
         self._response = self._connection.getresponse()
         self.status = self._response.status

@@ -7,6 +7,7 @@ import httpx
 import pytest
 
 import engines
+from firmware.adapters import adapter_for
 from firmware.journal import Journal
 from firmware.store import connect
 from firmware.web import Background
@@ -42,7 +43,9 @@ def test_state_has_the_scores_breakdowns_prompt_view_and_state(http, journal):
         "name": state.players[GAME.prompt(state).player],
         "expects": list(GAME.prompt(state).expects),
         "text": GAME.prompt(state).text,
+        "said": adapter_for("thurn_und_taxis").waiting(GAME.prompt(state)),  # the screen's words: "Ana: tap a card"
     }
+    assert f'<p class="prompt"><span class="swatch seat{game["prompt"]["player"]}"></span>{game["prompt"]["said"]}</p>' in http.get("/").text
     assert game["state"]["houses"] == [sorted(h) for h in state.houses]  # sets as sorted lists
     assert "actions" not in game["state"]
     assert set(game["view"]["seats"][0]) == {"Route", "Houses", "Carriage", "Bonus tiles", "Turns played"}

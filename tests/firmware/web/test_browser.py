@@ -26,7 +26,8 @@ pytest.importorskip("selenium.webdriver", reason="selenium is a test dependency:
 from selenium.common.exceptions import WebDriverException  # noqa: E402
 from selenium.webdriver.support.wait import WebDriverWait  # noqa: E402
 
-PHONE = (412, 915)
+#: a phone's screen in CSS pixels (an iPhone 12 to 15 is 390 wide)
+PHONE = (390, 844)
 NAMES = ["Ana", "Ben", "Cy", "Dee", "Eve"]
 #: The browser is checked against the engine after every CHECK_EVERY actions and at the end.
 CHECK_EVERY = 25
@@ -122,6 +123,30 @@ def test_the_page_follows_a_game_played_through_the_firmware(browser, served, me
         assert image.width == PHONE[0] and image.height > PHONE[1]
         colours = image.convert("RGB").getcolors(maxcolors=1 << 16)
         assert colours is None or len(colours) > 50  # a drawn page, not a blank one
+
+
+@pytest.mark.parametrize("name", engines.names())
+def test_on_a_phone_the_score_table_shows_every_column_whole(browser, served, memory_url, name):
+    """The most seats the game takes, long names, a finished game: every column of the score table,
+    its heading too, lies inside the phone's width, and the page never scrolls sideways."""
+    game = engines.get(name)
+    bots = bot_module(name)
+    n_players, options = max(bots.SETUPS, key=lambda setup: setup[0])
+    names = ["Alexandra", "Benedikt", "Cyprien", "Dorothea", "Evangeline"][:n_players]
+    session = Session.start(Journal(connect(memory_url), TABLE), name, names, options, gid=f"{name}-phone")
+    bot = bots.Bot(n_players, options, seed=7)
+    while not game.is_over(session.state):
+        session.apply(bot.choose(session.state))
+    browser.get(served.url + "/")
+    WebDriverWait(browser, 5).until(lambda d: "Winner" in d.find_element("id", "live").text)
+    sizes = browser.execute_script("""
+        const table = document.querySelector('#live table.scores');
+        const cells = [...table.querySelectorAll('th, td')].map(c => c.getBoundingClientRect());
+        return {right: Math.max(...cells.map(r => r.right)), room: table.parentElement.getBoundingClientRect().right,
+                scroll: table.parentElement.scrollWidth - table.parentElement.clientWidth,
+                page: document.documentElement.scrollWidth, width: window.innerWidth}""")
+    assert sizes["right"] <= sizes["room"] and sizes["scroll"] == 0, sizes
+    assert sizes["page"] <= sizes["width"] == PHONE[0], sizes
 
 
 def test_the_board_shows_every_house_and_route(browser, served, journal):

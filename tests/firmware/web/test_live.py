@@ -8,13 +8,14 @@ import sys
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 
 import engines
 from firmware.journal import Journal
 from firmware.store import connect
 from firmware.web import Background
-from firmware.web.live import Hub, Snapshot, frame
+from firmware.web.live import KEEPALIVE_S, PER_ADDRESS, Hub, Snapshot, frame
 
 from .conftest import TABLE, demo, play
 from tests.redis_server import free_port
@@ -113,6 +114,41 @@ def test_the_number_of_viewers_is_bounded(memory_url):
         for reader in readers:
             reader.close()
         app_server.stop()
+
+
+def test_one_address_cannot_take_every_place(memory_url):
+    app_server = Background(memory_url, TABLE, port=0, max_viewers=10).start()
+    readers = []
+    try:
+        for _ in range(PER_ADDRESS):
+            readers.append(EventReader(app_server.url + "/events"))
+            assert readers[-1].status == 200
+        one_more = httpx.get(app_server.url + "/events", timeout=5)
+        assert one_more.status_code == 503 and f"at most {PER_ADDRESS} from one address" in one_more.text
+        readers.append(EventReader(app_server.url + "/events", source="127.0.0.2"))  # another host on the LAN
+        assert readers[-1].status == 200
+    finally:
+        for reader in readers:
+            reader.close()
+        app_server.stop()
+
+
+def test_an_idle_stream_sends_a_keep_alive_within_keepalive_s(memory_url):
+    """A viewer that left without a word is found at the next write: within KEEPALIVE_S, not 15 s."""
+    async def scenario() -> float:
+        hub = Hub(memory_url, "tablemate:t1:updates", lambda: Snapshot("state", "g:1", "x"))
+        await hub.start()
+        try:
+            follow = hub.follow()
+            assert (await asyncio.wait_for(follow.__anext__(), 5)).id == "g:1"
+            started = time.monotonic()
+            assert await asyncio.wait_for(follow.__anext__(), 6.0) is None
+            return time.monotonic() - started
+        finally:
+            hub.release()
+            await hub.stop()
+
+    assert asyncio.run(scenario()) <= KEEPALIVE_S + 0.5
 
 
 def test_a_frame_keeps_every_line_of_the_data():

@@ -379,3 +379,21 @@ def test_hints_on_the_live_view_for_every_seat_in_the_round_and_only_with_hints_
         record = GameRecord("g1", "taj_mahal", ["Ana", "Ben", "Cy"], {}, 0.0, "playing", [("action", a) for a in actions], hints=hints)
         seats = Replay.of(record).payload("recent")["view"]["seats"]
         assert [seat.get("Hint") for seat in seats] == expected
+
+
+def test_the_taj_mahal_view_without_a_board_names_provinces_and_cities_as_the_table_does():
+    """"Province 1", "city 2" under it, "the chain reaches no other province": no raw id, no "(s)"."""
+    import dataclasses
+
+    from firmware.adapters.taj_mahal import TajMahalAdapter
+    from firmware.web.games import taj_mahal
+
+    game = engines.get("taj_mahal")
+    province = TajMahalAdapter.province_label(1)
+    state = game.apply(game.start(["Ana", "Ben", "Cy"]), {"type": "visit", "province": province, "tile": {"number": 1, "goods": ["tea"]}})
+    city = TajMahalAdapter.city_label(province, 2)
+    state = dataclasses.replace(state, palaces={province: {city: [0, None]}})
+    assert taj_mahal.view(game, state)["table"]["Palaces by province"] == ["1. Province 1: city 2: Ana"]
+    assert taj_mahal.describe(game, state, {"type": "palace", "player": 0, "city": city, "bonus": None}) == "Ana: palace in city 2 of province 1"
+    chain = [taj_mahal.describe(game, state, {"type": "chain", "player": 1, "provinces": n}) for n in (0, 1, 3)]
+    assert chain == [f"Ben: the chain reaches {reach}" for reach in ("no other province", "1 other province", "3 other provinces")]
