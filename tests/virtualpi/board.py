@@ -82,7 +82,7 @@ class Rc522(FakeRc522):
         super()._send(expect_answer)
 
 
-class Socket:
+class Wired:
     """An RC522 on the board, its NRSTPD input wired to a GPIO line. gpio-sim tells nobody when an
     output changes: the line is read before each SPI transaction (so the chip never answers out of
     order with its reset) and every RESET_S between (so a rising edge, the hard reset, is timed)."""
@@ -115,10 +115,12 @@ def udev_rules(groups: list[str], port: int) -> str:
 
 
 class Board:
+    """The board a description says (above): `start()` makes it, `answer()` takes a control request."""
+
     def __init__(self, description: dict):
         self.description = description
         self.gpio = Chip()
-        self.sockets: dict[str, Socket] = {}  # by chip: each lock is its bus's (SPI transfers, cards, resets)
+        self.chips: dict[str, Wired] = {}  # by chip: each lock is its bus's (SPI transfers, cards, resets)
         self.cards: dict[str, FakeCard] = {}
         self.servers: list[Server] = []
         self.changed = threading.Condition()  # the panel took a transaction
@@ -137,9 +139,9 @@ class Board:
         for number, (name, chip) in enumerate(self.description["chips"].items()):
             node = next((node for node, wired in spi.items() if wired == name), None)
             lock = buses[node.split(".")[0]] if node else threading.Lock()
-            self.sockets[name] = Socket(Rc522(time.monotonic, seed=number), chip["rst"], self.gpio, lock)
+            self.chips[name] = Wired(Rc522(time.monotonic, seed=number), chip["rst"], self.gpio, lock)
         for minor, (node, name) in enumerate(sorted(spi.items()), start=FIRST_MINOR):
-            device = SpiDev(self.sockets.get(name), buses[node.split(".")[0]])
+            device = SpiDev(self.chips.get(name), buses[node.split(".")[0]])
             self.servers.append(Server(f"spidev{node}", device, SPIDEV_MAJOR, minor))
         self.panel = CONTROLLERS[panel["driver"]](panel["address"])
         self.servers.append(Server("i2c", Watched(self.panel, self.changed)))
@@ -160,18 +162,18 @@ class Board:
 
     def _follow_resets(self) -> None:
         while True:
-            for socket_ in self.sockets.values():
-                with socket_.lock:
-                    socket_.follow()
+            for wired in self.chips.values():
+                with wired.lock:
+                    wired.follow()
             time.sleep(RESET_S)
 
     # -- what a test does ------------------------------------------------------------------------
     def answer(self, request: dict) -> dict:
         do = request["do"]
         if do == "place":
-            socket_ = self.sockets[request["reader"]]
-            with socket_.lock:
-                self.cards[request["reader"]] = socket_.chip.place(FakeCard(request["uid"]))
+            wired = self.chips[request["reader"]]
+            with wired.lock:
+                self.cards[request["reader"]] = wired.chip.place(FakeCard(request["uid"]))
             return {}
         if do == "lift":
             return self._lift(request["reader"], request["gap"])
@@ -188,21 +190,21 @@ class Board:
                         "errors": self.panel.errors}
         if do == "chips":
             return {name: {"in_reset": s.chip.in_reset, "transactions": s.chip.transactions, "violations": s.chip.violations}
-                    for name, s in self.sockets.items()}
+                    for name, s in self.chips.items()}
         raise ValueError(f"unknown request {do!r}")
 
     def _lift(self, name: str, gap: float) -> dict:
         """Lift the card; return once a poll has found the field empty `gap` seconds after the first
         that did (the driver's rule for a removal: drivers/readers/presence.py), plus one poll."""
-        socket_ = self.sockets[name]
-        with socket_.lock:
-            socket_.chip.lift(self.cards.pop(name))
+        wired = self.chips[name]
+        with wired.lock:
+            wired.chip.lift(self.cards.pop(name))
             lifted = time.monotonic()
         first = None
         deadline = lifted + 30
         while time.monotonic() < deadline:
-            with socket_.lock:
-                after = [t for t in socket_.chip.polls if t > lifted]
+            with wired.lock:
+                after = [t for t in wired.chip.polls if t > lifted]
             first = first if first is not None else (after[0] if after else None)
             if first is not None and sum(t >= first + gap for t in after) >= 2:
                 return {"seconds": round(time.monotonic() - lifted, 3)}

@@ -27,8 +27,8 @@ from .board import CONTROL, RUN
 SCREEN_S = 60.0
 
 
-class Board:
-    """The board's control socket."""
+class Control:
+    """The board's control socket (a client)."""
 
     def __init__(self, path: Path = CONTROL):
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -48,7 +48,7 @@ class Mismatch(AssertionError):
     pass
 
 
-def play(plan: dict, board: Board) -> dict:
+def play(plan: dict, board: Control) -> dict:
     frames = plan["frames"]
 
     def screen(want: list[int], where: str) -> float:
@@ -82,7 +82,7 @@ def play(plan: dict, board: Board) -> dict:
 def main(argv: list[str]) -> int:
     plan = json.loads(gzip.decompress(Path(argv[0]).read_bytes()))
     try:
-        summary = play(plan, Board())
+        summary = play(plan, Control())
     except Mismatch as error:
         print(f"hands: {error}", file=sys.stderr)
         return 1

@@ -10,7 +10,6 @@ is gone, is the golden frame (tests/virtualpi/golden/GAME.png), which the panel 
 """
 
 import dataclasses
-import json
 import uuid
 from pathlib import Path
 
@@ -25,12 +24,13 @@ from tests.platform import REPO
 
 PROFILE = REPO / "config" / "pi.toml"
 DEMOS = REPO / "firmware" / "demos"
+GOLDEN = Path(__file__).parent / "golden"
 #: a press is held this long on the VM: well above the debounce time (20 ms), well below a hold
 PRESS_MS = 100
 
 
 def golden_path(game: str) -> Path:
-    return Path(__file__).parent / "golden" / f"{game}.png"
+    return GOLDEN / f"{game}.png"
 
 
 def ram(image: Image.Image) -> bytes:
@@ -38,6 +38,17 @@ def ram(image: Image.Image) -> bytes:
     the top row of the page in bit 0."""
     pixels = image.convert("1").load()
     return bytes(sum(1 << bit for bit in range(8) if pixels[x, page * 8 + bit]) for page in range(8) for x in range(128))
+
+
+def frame(ram: bytes) -> Image.Image:
+    """The 128x64 frame a panel's RAM (as `ram` lays it out) shows."""
+    image = Image.new("1", (128, 64))
+    pixels = image.load()
+    for page in range(8):
+        for x in range(128):
+            for bit in range(8):
+                pixels[x, page * 8 + bit] = 255 if ram[page * 128 + x] >> bit & 1 else 0
+    return image
 
 
 def candidates(frame: Image.Image) -> set[bytes]:
@@ -115,7 +126,3 @@ def make(game: str) -> tuple[dict, Game]:
             "start": indices([played.start]), "steps": steps, "end": indices([played.last]),
             "frames": [frame.hex() for frame, _ in sorted(frames.items(), key=lambda item: item[1])]}
     return plan, played
-
-
-def write(plan: dict, path: Path) -> None:
-    path.write_text(json.dumps(plan), encoding="utf-8")

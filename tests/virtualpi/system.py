@@ -59,6 +59,9 @@ Before=tablemate.service
 Type=notify
 WorkingDirectory={SOURCE}
 ExecStart=/usr/bin/python3 -m tests.virtualpi.board {BOARD}
+
+[Install]
+WantedBy=multi-user.target
 """
 IDENTITY = """# The virtual Pi's board identity (tests/virtualpi/board.py): on a Pi the kernel's own /proc/cpuinfo
 # names the board; ProtectProc= gives the service a /proc of its own, which the board's mount over
@@ -81,17 +84,16 @@ def wiring() -> dict:
 
 
 class Pi:
-    """The VM as a Pi with its board: the board (re)started, the service (re)started, the board's
-    control socket asked."""
+    """The VM's board: (re)made from a description, asked through its control socket; the service's log."""
 
-    def __init__(self, vm: VM, table: Table):
-        self.vm, self.table = vm, table
+    def __init__(self, vm: VM):
+        self.vm = vm
 
     def set_board(self, board: dict) -> None:
         self.vm.run(f"install -D -m 0644 /dev/stdin {BOARD} && systemctl restart virtualpi", input=json.dumps(board).encode())
 
     def ask(self, do: str, **request) -> dict:
-        code = "import json, sys; from tests.virtualpi.hands import Board; print(json.dumps(Board()(**json.loads(sys.argv[1]))))"
+        code = "import json, sys; from tests.virtualpi.hands import Control; print(json.dumps(Control()(**json.loads(sys.argv[1]))))"
         line = json.dumps({"do": do, **request})
         return json.loads(self.vm.run(f"cd {SOURCE} && python3 -c {shlex.quote(code)} {shlex.quote(line)}").stdout)
 
@@ -123,7 +125,7 @@ def run(game: str, workdir: Path) -> Phases:
         disk = virtual_pi_image()
     with VM(disk, workdir) as vm:
         table = Table(vm, phases)
-        pi = Pi(vm, table)
+        pi = Pi(vm)
         phases.note(f"accelerator: {vm.accel}")
         with phases("boot"):
             vm.boot()
@@ -132,7 +134,7 @@ def run(game: str, workdir: Path) -> Phases:
             vm.copy_in(checkout(), SOURCE, owner="pi")
             vm.run("install -D -m 0644 /dev/stdin /etc/systemd/system/virtualpi.service", input=BOARD_UNIT.encode())
             vm.run("install -D -m 0644 /dev/stdin /etc/systemd/system/tablemate.service.d/virtualpi.conf", input=IDENTITY.encode())
-            vm.run("systemctl daemon-reload")
+            vm.run("systemctl daemon-reload && systemctl enable virtualpi")
             pi.set_board(wiring())
         board_checks(vm)
 
@@ -233,7 +235,7 @@ CASES = (
     Case("SPI1 off, a reader on the other chip select, the panel at 0x3D, a button's line held by another program",
          board=_spi1_off_seat0_on_ce1_panel_at_3d,
          before="sed -i '/^dtoverlay=spi1-3cs$/d' /boot/firmware/config.txt && systemd-run --unit=squatter gpioset -c gpiochip0 5=1",
-         after=f"systemctl stop squatter; echo dtoverlay=spi1-3cs >>/boot/firmware/config.txt",
+         after="systemctl stop squatter; echo dtoverlay=spi1-3cs >>/boot/firmware/config.txt",
          status=("Reader 1: not answering", "Reader 3: SPI1 is off", "Reader 4: SPI1 is off", "Reader 5: SPI1 is off",
                  "Buttons: GPIO busy"),
          log=("/dev/spidev0.0 is not answering: its version register reads 0x00", "SDA (its chip select) to GPIO8 (pin 24)",
@@ -262,7 +264,7 @@ def failure_checks(vm: VM, pi: Pi, table: Table) -> None:
     """Each case in a service started afresh; then the board as wired and the service as it was."""
     before = table.show("StatusText")["StatusText"]
     for case in CASES:
-        with pi.table.phases(f"failure: {case.name}"):
+        with table.phases(f"failure: {case.name}"):
             vm.run("systemctl stop tablemate")
             pi.set_board(case.board(wiring()))
             if case.drop_in:
@@ -291,8 +293,8 @@ def failure_checks(vm: VM, pi: Pi, table: Table) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.virtualpi.system", description=__doc__.splitlines()[0])
-    parser.add_argument("--game", default="maharani", help="the recorded game to play (firmware/demos/GAME.script; "
-                                                          "pi.toml has no shared reader)")
+    parser.add_argument("--game", default="maharani", choices=sorted(path.stem for path in plans.GOLDEN.glob("*.png")),
+                        help="the recorded game to play (firmware/demos/GAME.script), one with a golden frame")
     parser.add_argument("--keep", action="store_true", help="keep the VM's directory (its disk, console log) even when it passed")
     args = parser.parse_args(argv)
     if os.geteuid() != 0:
