@@ -9,11 +9,20 @@ itself. Each run mounts a throwaway overlay on it, so the cached root stays as b
 checkout in, and runs install.sh's own functions there (the file sourced defines them), with the
 network of this machine and a clean environment (no pip settings of this machine). rpi-lgpio's
 RPi.GPIO refuses to import off a Pi unless RPI_LGPIO_REVISION names a board: a Raspberry Pi 4's.
+
+install.sh's first install there (a new virtualenv, every package from PyPI, lgpio and spidev
+compiled) takes 20 minutes or more in emulation, so its virtualenv is kept in the cache for the
+root, install.sh, pyproject.toml and the month: the first run after any of them changed makes it
+anew. Every run then installs this checkout over it with install.sh, as `git pull && sudo
+systemd/install.sh` upgrades a Pi.
 """
 
 import argparse
+import datetime
+import hashlib
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -54,14 +63,38 @@ def demo_here() -> str:
     return subprocess.run([str(command), "demo", DEMO], capture_output=True, text=True, check=True, cwd=tempfile.gettempdir()).stdout
 
 
+def install(chroot: Chroot) -> str:
+    """install.sh's package and virtualenv steps, from the checkout copied in; their output."""
+    chroot.copy_in(checkout(), SOURCE)
+    out = chroot.run(f"cd {SOURCE} && . systemd/install.sh && install_apt_packages && install_virtualenv")
+    assert "ok: all installed" in out and "RPi.GPIO: rpi-lgpio's shim" in out, out
+    return out
+
+
+def first_install(arch: str, base: Path, phases: Phases) -> Path:
+    """The cache's directory holding, as `venv`, the virtualenv of install.sh's first install in `base`
+    (made anew for another root, install.sh, pyproject.toml or month)."""
+    recipe = hashlib.sha256(f"{base.name} {datetime.date.today():%Y-%m}".encode())
+    for name in ("systemd/install.sh", "pyproject.toml"):
+        recipe.update(b"\0" + (REPO / name).read_bytes())
+
+    def build(directory: Path) -> None:
+        with Chroot(base) as chroot, phases(f"{arch} first install: install.sh's packages and virtualenv, from PyPI"):
+            install(chroot)
+            shutil.copytree(chroot.path / VENV.lstrip("/"), directory / "venv", symlinks=True)
+
+    return trixie.cached(f"{base.name}-venv-{recipe.hexdigest()[:12]}", build)
+
+
 def check(arch: str, phases: Phases) -> None:
     with phases(f"{arch} root"):
         base = trixie.root(("python3", *apt_packages(arch)), arch, online=True)
+    installed = first_install(arch, base, phases)
     with Chroot(base) as chroot:
-        chroot.copy_in(checkout(), SOURCE)
-        with phases(f"{arch} install.sh packages and virtualenv"):
-            out = chroot.run(f"cd {SOURCE} && . systemd/install.sh && install_apt_packages && install_virtualenv")
-        assert "ok: all installed" in out and "RPi.GPIO: rpi-lgpio's shim" in out, out
+        shutil.copytree(installed / "venv", chroot.path / VENV.lstrip("/"), symlinks=True)
+        with phases(f"{arch} install.sh over it, from this checkout"):
+            out = install(chroot)
+        assert "recorded the source digest" in out or "ok: up to date" in out, out
         with phases(f"{arch} imports"):
             out = chroot.run(f"RPI_LGPIO_REVISION={REVISION} {VENV}/bin/python -c {shlex.quote(IMPORTS)}")
         phases.note(f"{arch}: {out.strip()}")

@@ -7,26 +7,31 @@ is config/pi.toml with mock readers and buttons and the dummy display, put at /e
 before the install (the installer keeps an owner's profile), and /boot/firmware/config.txt is
 Raspberry Pi OS's. In order:
 
-1. install.sh --dry-run, then install.sh (--force: no /proc/device-tree/model); it turns I2C and SPI
-   on in config.txt and says REBOOT NEEDED; `reboot`, and the service starts with the system:
-   Type=notify READY, after redis-server; the time from power-on to READY.
+1. install.sh --dry-run, then install.sh, each run as the README says (`sudo systemd/install.sh` by
+   the user `pi`; --force: no /proc/device-tree/model); it turns I2C and SPI on in config.txt, makes
+   the profile 0640 root:tablemate, puts `pi` in the group tablemate and says REBOOT NEEDED;
+   `reboot`, and the service starts with the system: Type=notify READY, after redis-server; the time
+   from power-on to READY.
 2. install.sh again: nothing changes, no REBOOT NEEDED (the buses' devices stay missing on this
-   machine: said as a warning); doctor as `pi` says the local copy needs root or the service user,
-   and with the real pi.toml each missing part once, without warnings.
+   machine: said as a warning); doctor as `pi` reads the installed profile and says the local copy
+   needs root or the service user, and with the real pi.toml each missing part once, without
+   warnings.
 3. A recorded game (firmware/demos/*.script, through a runtime drop-in that adds --script to the
-   installed ExecStart, gone with the next boot) until half its journal entries are acknowledged
-   (STATUS=); then the power is pulled (SIGKILL of QEMU).
+   installed ExecStart, gone with the next boot) until a quarter of its journal entries are
+   acknowledged (STATUS=); then the power is pulled (SIGKILL of QEMU) while it plays on.
 4. Power on: READY again, and the game holds every entry acknowledged before the cut, each exactly as
    the same inputs give on this machine (the same script in virtual time).
 5. The watchdog: SIGSTOP of the service; systemd kills and restarts it; the game is back.
-6. The rest of the recorded game from the first input after the last entry kept: the same end.
-7. `systemctl stop` (its time, a clean exit), the backup timer and one backup, install.sh once more:
-   nothing changed.
+6. The recorded game from the first input after the last entry kept, up to half its entries: each
+   entry and the scores as recorded. (That a game cut at any moment ends as if never interrupted is
+   tests/e2e/test_recovery.py's, in `make test`; here what only this OS shows: the disk, systemd.)
+7. `systemctl stop` (its time, a clean exit), the backup timer and one backup.
 
     python -m tests.platform.system [--game taj_mahal] [--keep]
 """
 
 import argparse
+import datetime
 import json
 import os
 import re
@@ -50,7 +55,8 @@ PROFILE = "/etc/tablemate/pi.toml"
 #: the game's inputs and tags, where the service's sandbox can read them (ProtectHome hides /home)
 PLAY_DIR = "/srv/tablemate-play"
 DROP_IN = "/run/systemd/system/tablemate.service.d/play.conf"
-TABLEMATE = "/opt/tablemate/venv/bin/tablemate"
+VENV = "/opt/tablemate/venv"
+TABLEMATE = f"{VENV}/bin/tablemate"
 #: Raspberry Pi OS's own config.txt (trixie's, as bookworm's): I2C and SPI commented out
 CONFIG_TXT = REPO / "tests" / "systemd" / "raspios-config.txt"
 
@@ -74,11 +80,12 @@ def mocked_profile() -> dict:
 class Snapshot:
     step: int          #: the index of the script step after which the table had written these entries
     actions: list      #: the game's standing actions then (as `tablemate log export` gives them)
+    scores: list       #: the scores then (as `tablemate status --json` gives them)
 
 
-def reference(profile: dict, script: Path, tags: Path) -> tuple[list, dict[int, Snapshot], dict]:
+def reference(profile: dict, script: Path, tags: Path) -> tuple[list, dict[int, Snapshot]]:
     """The recorded game played on this machine in virtual time, with the profile's store in
-    memory: the steps, a Snapshot for each count of journal entries written, and the final scores."""
+    memory: the steps, and a Snapshot for each count of journal entries written."""
     from firmware import script as scripts, tagfile
     from firmware.app import App
     from firmware.config import load_profile
@@ -101,14 +108,18 @@ def reference(profile: dict, script: Path, tags: Path) -> tuple[list, dict[int, 
             hands.do(step)
             session = table.session
             if session is not None and session.entries not in snapshots:
-                snapshots[session.entries] = Snapshot(index, json.loads(json.dumps(list(session.actions))))
+                scores = [{"player": s.player, "total": s.total, "breakdown": s.breakdown} for s in session.game.scores(session.state)]
+                snapshots[session.entries] = Snapshot(index, *json.loads(json.dumps([list(session.actions), scores])))
         app.loop.finish()
-        session = table.session
-        scores = json.loads(json.dumps([{"player": s.player, "total": s.total, "breakdown": s.breakdown}
-                                        for s in session.game.scores(session.state)]))
     finally:
         app.close()
-    return steps, snapshots, scores
+    return steps, snapshots
+
+
+def since_kernel(shown: dict[str, str]) -> str:
+    """When the service (its `systemctl show` properties) started and said READY, after the kernel started."""
+    started, ready = (int(shown[key]) / 1e6 for key in ("ExecMainStartTimestampMonotonic", "ActiveEnterTimestampMonotonic"))
+    return f"READY {ready:.1f} s after the kernel started (the service started at {started:.1f} s)"
 
 
 def acknowledged(status: str) -> int | None:
@@ -149,11 +160,21 @@ class Table:
         return self.vm.run(f"journalctl -u tablemate -b --no-pager -n {lines}", check=False).stdout
 
     def install(self, *args: str) -> subprocess.CompletedProcess:
-        """systemd/install.sh as the README runs it, from the clone (--force: this is not a Pi)."""
-        result = self.vm.run(f"cd {SOURCE} && systemd/install.sh --force {' '.join(args)}", timeout=3600, check=False)
+        """systemd/install.sh as the README runs it: `sudo systemd/install.sh` from the clone, by the
+        Pi's user `pi` (--force: this is not a Pi)."""
+        result = self.vm.run(f"cd {SOURCE} && runuser -u pi -- sudo systemd/install.sh --force {' '.join(args)}", timeout=3600,
+                             check=False)
         if result.returncode != 0:
             raise self.vm.error(f"install.sh {' '.join(args)} exited with {result.returncode}:\n{result.stdout}{result.stderr}")
         return result
+
+    def install_times(self) -> tuple[float, float]:
+        """The seconds the first install took for its apt step (apt's own history log) and for the
+        virtualenv with pip (from the virtualenv's first file to the source digest written last)."""
+        history = self.vm.run("grep -E '^(Start|End)-Date:' /var/log/apt/history.log | tail -n 2").stdout.splitlines()
+        start, end = (datetime.datetime.strptime(line.split(":", 1)[1].strip(), "%Y-%m-%d  %H:%M:%S") for line in history)
+        made, stamped = map(float, self.vm.run(f"stat -c %Y {VENV}/pyvenv.cfg {VENV}/.tablemate-source").stdout.split())
+        return (end - start).total_seconds(), stamped - made
 
     def status(self) -> dict:
         return json.loads(self.vm.run(f"{TABLEMATE} status --json").stdout)
@@ -198,8 +219,8 @@ def run(game: str, workdir: Path) -> Phases:
     profile = mocked_profile()
     script, tags = REPO / "firmware" / "demos" / f"{game}.script", REPO / "firmware" / "demos" / f"{game}.tags.toml"
     with phases("reference game in virtual time here"):
-        steps, snapshots, scores = reference(profile, script, tags)
-    final = max(snapshots)
+        steps, snapshots = reference(profile, script, tags)
+    quarter, half = (min(count for count in snapshots if count >= max(snapshots) * share) for share in (0.25, 0.5))
     with phases("image (cached after its first build)"):
         disk = image()
     with VM(disk, workdir) as vm:
@@ -219,28 +240,32 @@ def run(game: str, workdir: Path) -> Phases:
             result = table.install()
         assert "REBOOT NEEDED" in result.stdout and "Release: trixie" in result.stdout, result.stdout + result.stderr
         assert "RPi.GPIO: rpi-lgpio's shim" in result.stdout, result.stdout
-        phases.note(f"install.sh took {phases.times['install.sh']:.0f} s (apt, pip from PyPI, lgpio built with swig and PYPI=1)")
+        assert "run: usermod --append --groups tablemate pi" in result.stdout, result.stdout
+        assert vm.run(f"stat -c '%a %U:%G' {PROFILE}").stdout.strip() == "640 root:tablemate"
+        apt_s, pip_s = table.install_times()
+        phases.note(f"install.sh took {phases.times['install.sh']:.0f} s: apt-get install {apt_s:.0f} s, the virtualenv and pip {pip_s:.0f} s"
+                    " (from PyPI, lgpio built with swig and PYPI=1)")
         with phases("reboot, to READY"):
             vm.reboot()
             shown = table.wait_ready()
-        ready_s = int(shown["ActiveEnterTimestampMonotonic"]) / 1e6
-        phases.note(f"boot to READY: {ready_s:.1f} s after the kernel started ({time.monotonic() - vm.started:.0f} s after power-on);"
-                    f" STATUS={shown['StatusText']!r}")
+        phases.note(f"boot: {since_kernel(shown)}, {time.monotonic() - vm.started:.0f} s after power-on; STATUS={shown['StatusText']!r}")
         assert shown["Type"] == "notify" and shown["SubState"] == "running", shown
         redis = vm.run("systemctl show redis-server -p ActiveEnterTimestampMonotonic --value").stdout.strip()
         assert 0 < int(redis) <= int(shown["ExecMainStartTimestampMonotonic"]), f"tablemate started before Redis was up: {redis} {shown}"
 
         with phases("install.sh after the reboot"):
+            pid = shown["MainPID"]
             result = table.install()
         assert "Nothing changed: already installed." in result.stdout and "REBOOT NEEDED" not in result.stdout, result.stdout
+        assert table.show("MainPID")["MainPID"] == pid, "install.sh restarted the service"
         assert "A reboot will not change that" in result.stderr, result.stderr
         with phases("doctor"):
             doctor_checks(vm)
 
-        with phases("play until half the game is acknowledged"):
+        with phases("play until a quarter of the game is acknowledged"):
             vm.copy_in({"game.tags.toml": tags}, PLAY_DIR)
             table.play(steps, "game")
-            said = table.watch_until(final // 2, timeout=1800)
+            said = table.watch_until(quarter, timeout=1800)
             vm.power_pull()
         cut = acknowledged(said)
         phases.note(f"power pulled after STATUS={said!r}")
@@ -248,7 +273,7 @@ def run(game: str, workdir: Path) -> Phases:
         with phases("power on after the cut, to READY"):
             vm.boot()
             shown = table.wait_ready()
-        phases.note(f"boot to READY after the cut: {int(shown['ActiveEnterTimestampMonotonic']) / 1e6:.1f} s after the kernel started")
+        phases.note(f"boot after the cut: {since_kernel(shown)}")
         kept = table.status()["game"]["entries"]
         assert kept >= cut, f"the table had acknowledged {cut} entries before the cut; {kept} are back"
         assert kept in snapshots and table.actions() == snapshots[kept].actions, f"the {kept} entries back are not the recorded game's"
@@ -262,14 +287,14 @@ def run(game: str, workdir: Path) -> Phases:
         assert "Watchdog timeout" in vm.run("journalctl -u tablemate -b --no-pager").stdout
         assert table.status()["game"]["entries"] == kept and table.actions() == snapshots[kept].actions
 
-        with phases("the rest of the game"):
-            table.play(steps[snapshots[kept].step + 1:], "rest")
-            table.watch_until(final, timeout=1800)
+        with phases("play on to half the game"):
+            table.play(steps[snapshots[kept].step + 1:snapshots[half].step + 1], "on")
+            table.watch_until(half, timeout=1800)
             table.unplay()
         status = table.status()["game"]
-        assert status["over"] and status["entries"] == final and status["scores"] == scores, (status, scores)
-        assert table.actions() == snapshots[final].actions
-        phases.note(f"the game ended as recorded: {final} entries, winners {status['winners']}")
+        assert status["entries"] == half and status["scores"] == snapshots[half].scores, (status, snapshots[half].scores)
+        assert table.actions() == snapshots[half].actions
+        phases.note(f"the game played on as recorded: {half} entries, scores {[s['total'] for s in status['scores']]}")
 
         with phases("systemctl stop"):
             stopped = vm.run("start=$(date +%s.%N); systemctl stop tablemate; end=$(date +%s.%N); echo \"$start $end\"").stdout.split()
@@ -290,22 +315,16 @@ def run(game: str, workdir: Path) -> Phases:
             backup = vm.run(f"cat /var/backups/tablemate/{files[0]}").stdout
             assert status["gid"] in backup, "the backup does not hold the game"
         phases.note(f"backup timer: next {timer[2].strip()}; one backup written: {files[0]}")
-
-        with phases("install.sh once more"):
-            pid = table.show("MainPID")["MainPID"]
-            result = table.install()
-        assert "Nothing changed: already installed." in result.stdout, result.stdout
-        assert table.show("MainPID")["MainPID"] == pid, "install.sh restarted the service"
         with phases("power off"):
             vm.shutdown()
     return phases
 
 
 def doctor_checks(vm: VM) -> None:
-    """doctor as the Pi's user `pi`, who may not open the service's local copy; and with the real
-    pi.toml on this machine without the hardware: each missing part once, no warnings on stderr."""
-    vm.run(f"install -m 0644 -o pi {PROFILE} /home/pi/pi.toml")
-    result = vm.run(f"cd /home/pi && runuser -u pi -- {TABLEMATE} doctor --config /home/pi/pi.toml", check=False)
+    """doctor as the Pi's user `pi`, whom the installer put in the group that reads the profile, but
+    who may not open the service's local copy; and with the real pi.toml on this machine without the
+    hardware: each missing part once, no warnings on stderr."""
+    result = vm.run(f"cd /home/pi && runuser -u pi -- {TABLEMATE} doctor", check=False)
     out = result.stdout
     assert result.returncode == 0 and "PROBLEM" not in out, out + result.stderr
     assert "not checked: local copy /var/lib/tablemate: it is tablemate's and user pi may not open it" in out, out

@@ -48,11 +48,12 @@ def test_acknowledged_reads_the_entries_of_the_tables_own_status_line():
 
 def test_the_reference_game_has_a_snapshot_per_entry_count_up_to_the_end():
     demos = REPO / "firmware" / "demos"
-    steps, snapshots, scores = reference(mocked_profile(), demos / "maharani.script", demos / "maharani.tags.toml")
+    steps, snapshots = reference(mocked_profile(), demos / "maharani.script", demos / "maharani.tags.toml")
     counts = sorted(snapshots)
-    assert counts[0] == 0 and snapshots[0].actions == [] and len(scores) == 3  # Maharani's three players
+    assert counts[0] == 0 and snapshots[0].actions == [] and len(snapshots[0].scores) == 3  # Maharani's three players
     assert [snapshots[n].step for n in counts] == sorted(snapshot.step for snapshot in snapshots.values())
     assert snapshots[counts[-1]].step < len(steps) and len(snapshots[counts[-1]].actions) > len(snapshots[counts[1]].actions)
+    assert [s["total"] for s in snapshots[0].scores] == [0, 0, 0] and snapshots[counts[-1]].scores != snapshots[0].scores
 
 
 def test_the_arm_roots_hold_install_shs_own_apt_packages():

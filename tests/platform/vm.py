@@ -36,11 +36,14 @@ from pathlib import Path
 
 from . import trixie
 
-#: a bootable trixie as a Raspberry Pi OS Lite has it, with Debian's kernel and an SSH server
+#: a bootable trixie as a Raspberry Pi OS Lite has it, with Debian's kernel and an SSH server; the
+#: compiler and python3-venv are in every Raspberry Pi OS Lite (pi-gen's stage2 package list)
 PACKAGES = ("linux-image-amd64", "initramfs-tools", "systemd-sysv", "udev", "dbus", "kmod", "e2fsprogs",
-            "openssh-server", "sudo", "iproute2", "procps", "netbase", "python3")
-#: the guest's network: DHCP from QEMU's user-mode network, whose DNS is 10.0.2.3
+            "openssh-server", "sudo", "iproute2", "procps", "netbase", "python3", "python3-venv", "build-essential")
+#: the guest's network: DHCP from QEMU's user-mode network, whose DNS is 10.0.2.3; the user `pi` runs
+#: sudo without a password, as Raspberry Pi OS's first user does (pi-gen's 010_pi-nopasswd)
 FILES = {
+    "/etc/sudoers.d/010_pi-nopasswd": b"pi ALL=(ALL) NOPASSWD: ALL\n",
     "/etc/systemd/network/10-ethernet.network": b"[Match]\nName=e*\n\n[Network]\nDHCP=yes\n",
     "/etc/resolv.conf": b"nameserver 10.0.2.3\n",
     "/etc/hostname": b"tablemate\n",
@@ -49,7 +52,7 @@ FILES = {
 }
 COMMANDS = ("systemctl enable systemd-networkd ssh",
             "useradd --create-home --shell /bin/bash --groups sudo pi",
-            "chmod 0700 /root/.ssh && chmod 0600 /root/.ssh/authorized_keys")
+            "chmod 0700 /root/.ssh && chmod 0600 /root/.ssh/authorized_keys && chmod 0440 /etc/sudoers.d/010_pi-nopasswd")
 DISK_GB = 8
 #: how long the kernel may take under KVM to reach its initrd's /init (about a second where KVM works)
 KVM_PROBE_S = 20
