@@ -91,7 +91,9 @@ class CountingBus:
             self._send(message.addr, bytes(message))
 
     def write_quick(self, address: int) -> None:
-        """The address alone, no data (i2cdetect's probe)."""
+        """The address alone, no data (i2cdetect's probe): it fails as a transaction does, and
+        carries nothing to record."""
+        self._fail_if_due()
         self._acknowledged(address)
 
     def close(self) -> None:
@@ -103,6 +105,11 @@ class CountingBus:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _fail_if_due(self) -> None:
+        if self.failures:
+            self.failures -= 1
+            raise OSError(errno.EREMOTEIO, "Remote I/O error")
+
     def _acknowledged(self, address: int) -> None:
         if self.answering is not None and address not in self.answering:
             raise OSError(errno.EREMOTEIO, "Remote I/O error")
@@ -112,9 +119,7 @@ class CountingBus:
         if not self._open.is_set():
             self.waiting.set()
             self._open.wait()
-        if self.failures:
-            self.failures -= 1
-            raise OSError(errno.EREMOTEIO, "Remote I/O error")
+        self._fail_if_due()
         self._acknowledged(address)
         if self.slow_s and payload[0] & 0x40:
             time.sleep(self.slow_s)
