@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-redis8 undo-soak bench run system-test arm64-check test-trixie clean
+.PHONY: demo test test-redis8 undo-soak bench run system-test virtual-pi arm64-check test-trixie clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -53,6 +53,13 @@ run: $(STAMP)
 # the backup (tests/platform/system.py). As root; the image is built once into ~/.cache/tablemate-ci.
 system-test: $(STAMP)
 	$(PY) -m tests.platform.system
+
+# The virtual Pi: the same trixie VM with Debian's trixie-backports kernel, whose gpio-sim and CUSE
+# serve the Pi's GPIO, SPI and I2C devices from the RC522 and panel models; install.sh, the service
+# with pi.toml's real drivers, a recorded game played to its golden frame through them, and the
+# failures a first Pi meets (tests/virtualpi/system.py, docs/virtual-pi.md). As root.
+virtual-pi: $(STAMP)
+	$(PY) -m tests.virtualpi.system
 
 # The Pi's architecture: install.sh's package and pip steps in a trixie arm64 root under qemu-user,
 # then the hardware libraries, every module and `tablemate demo` there (tests/platform/arm.py). As root.

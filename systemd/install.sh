@@ -412,6 +412,17 @@ in_group() {
     [[ ",$members," == *",$1,"* ]]
 }
 
+# The service's state directory (the journal's local copy), as the unit's StateDirectory= makes it at
+# its first start: made now, so that the doctor run before that start finds it.
+create_state_dir() {
+    if [ -d "$(at "$STATE_DIR")" ]; then
+        note "ok: $STATE_DIR exists"
+    else
+        run mkdir -p -m 0750 "$(at "$STATE_DIR")"
+        run chown "$SERVICE_USER:$SERVICE_USER" "$(at "$STATE_DIR")"
+    fi
+}
+
 create_user() {
     local group missing=()
     say "User $SERVICE_USER in groups ${HARDWARE_GROUPS[*]}"
@@ -720,6 +731,7 @@ main() {
     configure_redis
     install_aof_tail
     create_user
+    create_state_dir
     admit_owner
     install_config
     install_virtualenv

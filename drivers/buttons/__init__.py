@@ -98,7 +98,7 @@ class ButtonPanel:
         self._reporting = threading.Condition(self._lock)
         self._wake = threading.Event()
         self._closed = False
-        self._keys: dict[tuple[str, int | None], tuple[Any, Debouncer]] = {}
+        self._keys: dict[tuple[str, int | None], tuple[Any, Debouncer, Callable[[float, int], None]]] = {}
         self._pins = {**{(role, None): pin for role, pin in spec.pins.items()},
                       **{("withdraw", seat): pin for seat, pin in sorted(spec.seat_withdraw.items())}}
         self.encoder: Any = None
@@ -119,10 +119,6 @@ class ButtonPanel:
         """The GPIO of a role's button (with `seat` for a seat's own withdraw button)."""
         return self._pins[role, seat]
 
-    def settled(self) -> bool:
-        """Every edge so far is reported: no button is settling or may still become a hold."""
-        return not self._busy()
-
     def update(self) -> None:
         """Report whatever debouncing and holds make due at the clock's current time; claim the GPIOs
         again when they failed and the back-off has run out."""
@@ -132,7 +128,7 @@ class ButtonPanel:
             now = self._clock()
             if self.trouble is not None and now >= self._retry_at:
                 self._claim()
-            for (role, seat), (_button, debouncer) in self._keys.items():
+            for (role, seat), (_button, debouncer, _handler) in self._keys.items():
                 self._emit(role, seat, debouncer.step(now))
             self._reporting.notify_all()
 
@@ -202,20 +198,26 @@ class ButtonPanel:
             self._opening = pin
             button = Button(pin, pull_up=True, bounce_time=None, pin_factory=self.factory)
             debouncer = Debouncer(bounce=bounce, hold=hold, pressed=button.is_pressed, now=self._clock())
-            self._keys[key] = (button, debouncer)
-            button.when_pressed = self._edge_handler(key, True)
-            button.when_released = self._edge_handler(key, False)
+            handler = self._edge_handler(key, button.pin_factory)
+            button.pin.when_changed = handler  # the pin holds it weakly: _keys holds it
+            self._keys[key] = (button, debouncer, handler)
         if spec.encoder is not None:
             self._opening = spec.encoder[0]
             self.encoder = RotaryEncoder(*spec.encoder, max_steps=0, pin_factory=self.factory)
             self.encoder.when_rotated_clockwise = lambda: self._sink(ButtonEvent("encoder", "turn", None, 1))
             self.encoder.when_rotated_counter_clockwise = lambda: self._sink(ButtonEvent("encoder", "turn", None, -1))
 
-    def _edge_handler(self, key: tuple[str, int | None], pressed: bool) -> Callable[[], None]:
-        def handle() -> None:
+    def _edge_handler(self, key: tuple[str, int | None], factory: Any) -> Callable[[float, int], None]:
+        """The pin's callback: its level (low is pressed: the pull-up) and when it changed, in the
+        factory's ticks (lgpio: the kernel's timestamp of the edge). An edge is timed when it
+        happened, not when its callback ran: a busy process may run the callbacks of a press and of
+        its release together, which timed on arrival would be a bounce, and the press lost."""
+        def handle(ticks: float, state: int) -> None:
             with self._lock:
                 if not self._closed:
-                    self._emit(*key, self._keys[key][1].edge(pressed, self._clock()))
+                    now = self._clock()
+                    at = now - max(0.0, factory.ticks_diff(factory.ticks(), ticks))
+                    self._emit(*key, self._keys[key][1].edge(not state, at))
             self._wake.set()
 
         return handle
@@ -227,7 +229,7 @@ class ButtonPanel:
     def _busy(self) -> bool:
         """True while a level the buttons saw is not reported yet: it settles, or may become a hold
         (the caller holds the lock)."""
-        return any(debouncer.busy for _button, debouncer in self._keys.values())
+        return any(debouncer.busy for _button, debouncer, _handler in self._keys.values())
 
     def _run(self) -> None:
         while not self._closed:
@@ -238,7 +240,7 @@ class ButtonPanel:
             self.update()
 
     def _release(self) -> None:
-        devices = [button for button, _debouncer in self._keys.values()]
+        devices = [button for button, _debouncer, _handler in self._keys.values()]
         if self.encoder is not None:
             devices.append(self.encoder)
         self._keys, self.encoder = {}, None

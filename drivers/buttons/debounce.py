@@ -23,10 +23,13 @@ class Debouncer:
         self._held = pressed  # a button already down at start reports nothing until pressed again
 
     def edge(self, pressed: bool, now: float) -> list[str]:
-        """A raw level change seen at `now`; returns what is due (see `step`).
+        """A raw level change that happened at `now`; returns what is due (see `step`).
 
-        The old level is judged first: if it had been stable for `bounce` until now, it counted.
+        The old level is judged first: if it had been stable for `bounce` until now, it counted. An
+        edge is never earlier than the one before it (its time may come from another clock: the
+        kernel's timestamp of the edge).
         """
+        now = max(now, self._raw_at)
         events = self.step(now)
         if pressed != self._raw:
             self._raw, self._raw_at = pressed, now

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from drivers.pins import permission_denied
+
 from .base import SIZE, Display
 
 #: the whole frame is sent again at least this often (seconds)
@@ -26,6 +28,8 @@ REFRESH_S = 60.0
 DEFAULT_CONTRAST = {"ssd1306": 0xCF, "sh1106": 0x7F}
 #: "display off" (sleep: the panel goes dark, its memory and settings kept) on both controllers
 DISPLAY_OFF = 0xAE
+#: the I2C addresses of the SSD1306 and SH1106 panel modules (a jumper or resistor on the board picks one)
+PANEL_ADDRESSES = (0x3C, 0x3D)
 
 log = logging.getLogger(__name__)
 
@@ -52,13 +56,16 @@ class PanelDisplay(Display):
             self.device = dummy(width=SIZE[0], height=SIZE[1], rotate=rotate, mode="1")
             return
         controller = {"ssd1306": Ssd1306, "sh1106": Sh1106}[self.spec.driver]
-        serial = self._serial_interface or make_serial(self.spec)
+        try:
+            serial = self._serial_interface or make_serial(self.spec)
+        except Exception as error:
+            raise explained(error, self.spec) from error
         try:
             self.device = controller(serial, width=SIZE[0], height=SIZE[1], rotate=rotate)
-        except Exception:
+        except Exception as error:
             with contextlib.suppress(Exception):  # the initialisation already failed; release what we hold
                 serial.cleanup()
-            raise
+            raise explained(error, self.spec) from error
 
     def _show(self, image) -> None:
         self.device.display(image)
@@ -93,6 +100,37 @@ def make_serial(spec: Any) -> Any:
     if spec.interface == "i2c":
         return i2c(port=spec.port, address=spec.address)
     return spi(port=spec.bus, device=spec.device, gpio_DC=spec.dc, gpio_RST=spec.rst, bus_speed_hz=8_000_000)
+
+
+def explained(error: Exception, spec: Any) -> Exception:
+    """luma's error opening an I2C panel with what it leaves out: why the bus may not be opened (the
+    unit's device policy, or the node's group: drivers/pins.py), and, when nothing answers at the
+    profile's address, whether a panel answers at the other one an SSD1306 or SH1106 module can be
+    set to (a quick write, as i2cdetect probes). Other errors are returned as they are."""
+    if spec.interface != "i2c":
+        return error
+    bus = f"/dev/i2c-{spec.port}"
+    cause = error.__context__ if isinstance(error.__context__, OSError) else error
+    if isinstance(cause, PermissionError):
+        return PermissionError(cause.errno, permission_denied(bus, "i2c", cause.errno))
+    if type(error).__name__ != "DeviceNotFoundError" or "on address" not in str(error):
+        return error
+    others = [address for address in PANEL_ADDRESSES if address != spec.address and _answers(spec.port, address)]
+    if not others:
+        return error
+    return OSError(f"nothing answers at 0x{spec.address:02X} on {bus}, but a device does at 0x{others[0]:02X}: "
+                   f"set address = 0x{others[0]:02X} in [display] of the profile (or the panel's address jumper)")
+
+
+def _answers(port: int, address: int) -> bool:
+    from smbus2 import SMBus
+
+    try:
+        with SMBus(port) as bus:
+            bus.write_quick(address)
+    except OSError:
+        return False
+    return True
 
 
 def off_after_stop(spec: Any, *, serial_interface: Any = None, sleep: Callable[[float], None] = time.sleep) -> str:

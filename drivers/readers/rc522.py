@@ -469,8 +469,8 @@ class Rc522Reader(Reader):
                        if self._bus == 0 else "add dtoverlay=spi1-3cs to /boot/firmware/config.txt")
             raise ReaderFault(f"{self.where} does not exist: SPI{self._bus} is not enabled: {turn_on}, then reboot "
                               "(systemd/install.sh does both)", f"SPI{self._bus} is off") from None
-        except PermissionError:
-            raise ReaderFault(permission_denied(self.where, "spi"), "no permission") from None
+        except PermissionError as error:
+            raise ReaderFault(permission_denied(self.where, "spi", error.errno), "no permission") from None
         spi.mode = 0
         spi.max_speed_hz = self._spi_hz
         self._spi = spi

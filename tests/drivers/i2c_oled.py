@@ -57,7 +57,8 @@ class CountingBus:
     """A fake smbus2.SMBus: records transactions. `failures` transactions from now raise OSError 121
     (Remote I/O error) instead of being sent; `slow_s` makes every data write take that long (a slow
     wire); `hold()` blocks every transaction until `release()` (a wire stuck for as long as a test
-    needs)."""
+    needs); `answering`, when set, are the only addresses acknowledged (121 for the others, as the
+    Pi's controllers answer a NACK)."""
 
     def __init__(self, *, clock: Callable[[], float] = time.perf_counter):
         self.clock = clock
@@ -65,6 +66,7 @@ class CountingBus:
         self.failures = 0
         self.slow_s = 0.0
         self.listeners: list[Callable[[Transaction], None]] = []
+        self.answering: set[int] | None = None
         self.waiting = threading.Event()  # set while a transaction waits for release()
         self._lock = threading.Lock()
         self._open = threading.Event()
@@ -88,17 +90,37 @@ class CountingBus:
                 raise AssertionError("the panel is never read")
             self._send(message.addr, bytes(message))
 
+    def write_quick(self, address: int) -> None:
+        """The address alone, no data (i2cdetect's probe): it fails as a transaction does, and
+        carries nothing to record."""
+        self._fail_if_due()
+        self._acknowledged(address)
+
     def close(self) -> None:
         """smbus2 closes the device file; nothing to release here."""
+
+    def __enter__(self) -> "CountingBus":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _fail_if_due(self) -> None:
+        if self.failures:
+            self.failures -= 1
+            raise OSError(errno.EREMOTEIO, "Remote I/O error")
+
+    def _acknowledged(self, address: int) -> None:
+        if self.answering is not None and address not in self.answering:
+            raise OSError(errno.EREMOTEIO, "Remote I/O error")
 
     # -- counting --------------------------------------------------------------------------------
     def _send(self, address: int, payload: bytes) -> None:
         if not self._open.is_set():
             self.waiting.set()
             self._open.wait()
-        if self.failures:
-            self.failures -= 1
-            raise OSError(errno.EREMOTEIO, "Remote I/O error")
+        self._fail_if_due()
+        self._acknowledged(address)
         if self.slow_s and payload[0] & 0x40:
             time.sleep(self.slow_s)
         transaction = Transaction(address, payload, self.clock())

@@ -105,6 +105,25 @@ def test_a_release_just_before_the_hold_time_is_a_press(panel_events, mock_facto
     assert events == [ButtonEvent("pass", "press", None)]
 
 
+def test_a_press_whose_edges_arrive_together_late_is_timed_by_the_edges_own_ticks(panel_events, mock_factory, clock,
+                                                                                 monkeypatch):
+    """A busy process runs the callbacks of a 100 ms press and of its release in one burst, 0.3 s
+    late: timed on arrival the press lasted nothing (a bounce); the pins' ticks (lgpio's: the
+    kernel's timestamp of each edge) say it lasted 100 ms."""
+    panel, events = panel_events
+    settle(panel, clock, 1.0)
+    ticks = {"now": time.monotonic()}
+    monkeypatch.setattr(mock_factory, "ticks", lambda: ticks["now"])
+    pin = mock_factory.pin(PINS["ok"])
+    edge_at = ticks["now"] - 0.4
+    for level, at in ((False, edge_at), (True, edge_at + 0.1)):
+        pin._change_state(level)
+        pin._last_change = at  # when the kernel saw the edge, in the factory's ticks
+        pin._call_when_changed()
+    settle(panel, clock, 0.0)
+    assert events == [ButtonEvent("ok", "press", None)]
+
+
 def test_each_seat_has_its_own_withdraw_button(panel_events, mock_factory, clock):
     panel, events = panel_events
     for pin in (16, 12, PINS["withdraw"]):

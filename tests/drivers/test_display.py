@@ -316,6 +316,17 @@ def test_a_display_that_fails_at_start_does_not_stop_the_program(clock):
     display.close(blank=True)
 
 
+@pytest.mark.parametrize("code, said", [(1, "device policy, not by the file's mode: the unit needs DeviceAllow=char-i2c rw"),
+                                         (13, "sudo usermod -aG")])
+def test_an_i2c_bus_refused_says_whether_the_units_device_policy_or_a_group_refused_it(clock, monkeypatch, code, said):
+    def refused(port):
+        raise PermissionError(code, "Permission denied", f"/dev/i2c-{port}")
+
+    monkeypatch.setattr("smbus2.SMBus", refused)
+    display = open_display(DisplaySpec(driver="ssd1306", port=97), clock=clock, sleep=clock.sleep)
+    assert display.failed and "permission denied on /dev/i2c-97" in display.error and said in display.error
+
+
 def test_a_missing_i2c_bus_is_reported_not_raised(clock):
     display = open_display(DisplaySpec(driver="ssd1306", port=97), clock=clock, sleep=clock.sleep)
     assert display.failed and "i2c-97" in display.error

@@ -237,6 +237,19 @@ def test_panel_off_leaves_alone_what_the_profile_does_not_ask_it_to_turn_off(spe
     assert bus.transactions == [] and ("nothing" in said or "leaves the panel" in said)
 
 
+def test_a_panel_at_the_other_address_is_named_with_the_profile_line_that_fixes_it():
+    bus = CountingBus()
+    bus.answering = {0x3D}  # the module's address jumper set to 0x3D; the profile says 0x3C
+    with wired(bus):
+        display = open_display(DisplaySpec(driver="ssd1306", address=0x3C), attempts=1)
+    assert display.failed
+    assert "nothing answers at 0x3C on /dev/i2c-1, but a device does at 0x3D: set address = 0x3D in [display]" in display.error
+    bus.answering = set()  # nobody at all: luma's own word
+    with wired(bus):
+        display = open_display(DisplaySpec(driver="ssd1306", address=0x3C), attempts=1)
+    assert "I2C device not found on address: 0x3C" in display.error
+
+
 def test_panel_off_names_a_panel_that_does_not_answer():
     with pytest.raises(OSError, match="ssd1306 on /dev/i2c-97 at 0x3C"):
         off_after_stop(DisplaySpec(driver="ssd1306", port=97), sleep=lambda s: None)

@@ -241,6 +241,8 @@ def test_install_sets_up_a_fresh_pi_and_asks_for_the_reboot(system, redis_port):
         assert (root / "etc/systemd/system" / unit).read_bytes() == (system.repo / "systemd" / unit).read_bytes()
     assert os.readlink(root / "etc/systemd/system/timers.target.wants/tablemate-backup.timer") == "/etc/systemd/system/tablemate-backup.timer"
     assert (root / "var/backups/tablemate").is_dir()
+    # the state directory (the local copy), made before the first start so that the doctor run then finds it
+    assert modes(system, "/var/lib/tablemate") == {"/var/lib/tablemate": "750 tablemate:tablemate"}
     assert ["systemctl", "start", "tablemate-backup.timer"] in system.calls()
     # config.txt changed: no start, no doctor; the owner reboots
     assert "REBOOT NEEDED" in out and "sudo reboot" in out
@@ -248,9 +250,9 @@ def test_install_sets_up_a_fresh_pi_and_asks_for_the_reboot(system, redis_port):
     assert not any(call[0] == "runuser" for call in system.calls())
 
 
-def modes(system) -> dict[str, str]:
-    """Each secret-holding path's mode and owner, as `stat -c '%a %U:%G'` answers on the fake root."""
-    paths = ("/etc/tablemate/pi.toml", "/var/backups/tablemate")
+def modes(system, *paths: str) -> dict[str, str]:
+    """Each path's mode and owner (by default the secret-holding ones), as `stat -c '%a %U:%G'` answers on the fake root."""
+    paths = paths or ("/etc/tablemate/pi.toml", "/var/backups/tablemate")
     return {path: subprocess.run(["stat", "-c", "%a %U:%G", str(system.root) + path], env=system.env, capture_output=True,
                                  text=True).stdout.strip() for path in paths}
 
