@@ -33,9 +33,7 @@ Raspberry Pi OS's. In order:
 import argparse
 import datetime
 import json
-import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -48,7 +46,7 @@ from pathlib import Path
 import tomli_w
 
 from . import REPO, Phases, checkout
-from .vm import VM, VMError, image
+from .vm import VM, image, run_check
 
 SOURCE = "/home/pi/tablemate"
 PROFILE = "/etc/tablemate/pi.toml"
@@ -340,24 +338,7 @@ def doctor_checks(vm: VM) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.platform.system", description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="taj_mahal", help="the recorded game to play (firmware/demos/GAME.script)")
-    parser.add_argument("--keep", action="store_true", help="keep the VM's directory (its disk, console log) even when it passed")
-    args = parser.parse_args(argv)
-    if os.geteuid() != 0:
-        print("tests.platform.system builds its image as root (mmdebstrap, then mke2fs with the files' owners): "
-              "run it as root (sudo make system-test)", file=sys.stderr)
-        return 2
-    workdir = Path(tempfile.mkdtemp(prefix="tablemate-system-"))
-    try:
-        phases = run(args.game, workdir)
-    except (AssertionError, VMError):
-        print(f"system-test: FAILED; the VM's disk and console log are in {workdir}", file=sys.stderr)
-        raise
-    print(phases.summary())
-    if args.keep:
-        print(f"system-test: the VM's directory: {workdir}")
-    else:
-        shutil.rmtree(workdir)
-    return 0
+    return run_check("system-test", parser, run, argv)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ machine, and this machine reaches the guest's SSH on a loopback port. KVM is use
 guest here, else TCG (`TABLEMATE_VM_ACCEL` = kvm or tcg decides).
 """
 
+import argparse
 import functools
 import os
 import select
@@ -27,10 +28,11 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tarfile
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -266,3 +268,27 @@ class VM:
     def error(self, message: str) -> VMError:
         tail = self.console.read_text(errors="replace").splitlines()[-30:] if self.console.exists() else []
         return VMError(message + "\n-- the console's last lines:\n" + "\n".join(tail))
+
+
+def run_check(target: str, parser: argparse.ArgumentParser, run: Callable[[str, Path], object], argv: list[str] | None) -> int:
+    """The entry point of a check made in a VM (`make TARGET`): as root, in a new directory kept when
+    it fails (the VM's disk, its console log) or with --keep; `run(game, workdir)` returns the phases,
+    printed. `parser` has the check's own --game."""
+    parser.add_argument("--keep", action="store_true", help="keep the VM's directory (its disk, console log) even when it passed")
+    args = parser.parse_args(argv)
+    if os.geteuid() != 0:
+        print(f"{parser.prog} builds its image as root (mmdebstrap, then mke2fs with the files' owners): "
+              f"run it as root (sudo make {target})", file=sys.stderr)
+        return 2
+    workdir = Path(tempfile.mkdtemp(prefix=f"tablemate-{target}-"))
+    try:
+        phases = run(args.game, workdir)
+    except (AssertionError, VMError):
+        print(f"{target}: FAILED; the VM's disk and console log are in {workdir}", file=sys.stderr)
+        raise
+    print(phases.summary())
+    if args.keep:
+        print(f"{target}: the VM's directory: {workdir}")
+    else:
+        shutil.rmtree(workdir)
+    return 0

@@ -28,9 +28,7 @@ import argparse
 import copy
 import gzip
 import json
-import os
 import shlex
-import shutil
 import sys
 import tempfile
 import time
@@ -44,7 +42,7 @@ from drivers.display.care import SHIFTS, shifted
 from firmware.config import load_profile
 from tests.platform import Phases, checkout
 from tests.platform.system import PROFILE, SOURCE, TABLEMATE, Table
-from tests.platform.vm import VM, VMError
+from tests.platform.vm import VM, run_check
 
 from . import plan as plans
 from .image import virtual_pi_image
@@ -295,24 +293,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.virtualpi.system", description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="maharani", choices=sorted(path.stem for path in plans.GOLDEN.glob("*.png")),
                         help="the recorded game to play (firmware/demos/GAME.script), one with a golden frame")
-    parser.add_argument("--keep", action="store_true", help="keep the VM's directory (its disk, console log) even when it passed")
-    args = parser.parse_args(argv)
-    if os.geteuid() != 0:
-        print("tests.virtualpi.system builds its image as root (mmdebstrap, then mke2fs with the files' owners): "
-              "run it as root (sudo make virtual-pi)", file=sys.stderr)
-        return 2
-    workdir = Path(tempfile.mkdtemp(prefix="tablemate-virtual-pi-"))
-    try:
-        phases = run(args.game, workdir)
-    except (AssertionError, VMError):
-        print(f"virtual-pi: FAILED; the VM's disk and console log are in {workdir}", file=sys.stderr)
-        raise
-    print(phases.summary())
-    if args.keep:
-        print(f"virtual-pi: the VM's directory: {workdir}")
-    else:
-        shutil.rmtree(workdir)
-    return 0
+    return run_check("virtual-pi", parser, run, argv)
 
 
 if __name__ == "__main__":
