@@ -16,10 +16,15 @@ when it changes, so whoever follows an output reads it (the board does, for the 
 
 An edge on a line a program watches is an interrupt of the simulator's interrupt chip (irq_sim),
 delivered from the kernel's irq_work: a second edge before the first is delivered is lost with it
-(one pending bit), so a quick press and release in a busy (emulated) machine could reach the program
-as one rising edge. `interrupts(line)` counts them (/sys/kernel/irq/N: chip irq_sim, hwirq = the
-line): `pull` waits for the count to move, as a finger stays on a button longer than a Pi's
-kernel takes to see it.
+(one pending bit). And it is finished in two halves (gpiolib-cdev.c): the hard handler only takes
+the timestamp; the line's interrupt thread ("irq/N-label") then reads the line's level to tell a
+rising edge from a falling one, when both are watched (lgpio's alerts for gpiozero's Button). In a
+busy emulated machine that thread, on the other virtual CPU, can run 100 ms late: by then the
+button is released, the press is read as a second release, and it is lost. A Pi's kernel runs that
+thread at once (SCHED_FIFO), before any finger lets go. So `pull` waits until the kernel has done
+both: the line's interrupt count (/sys/kernel/irq/N: chip irq_sim, hwirq = the line) has moved and
+its thread has run and gone back to sleep (its voluntary_ctxt_switches in /proc), as a finger stays
+on a button longer than a Pi's kernel takes to see it.
 """
 
 import os
@@ -43,6 +48,7 @@ class Chip:
         self.chip_name = ""
         self._values: dict[int, int] = {}
         self._irqs: dict[int, Path | None] = {}
+        self._threads: dict[str, Path | None] = {}
 
     def start(self) -> str:
         """Make the chip; its name ("gpiochip0")."""
@@ -63,6 +69,7 @@ class Chip:
             os.close(fd)
         self._values.clear()
         self._irqs.clear()
+        self._threads.clear()
         if self.device.exists():
             (self.device / "live").write_text("0")
             (self.device / "bank0").rmdir()
@@ -70,12 +77,13 @@ class Chip:
 
     def pull(self, line: int, up: bool) -> None:
         """What is wired to `line` pulls it up (a button released) or down (pressed); when a program
-        watches the line's edges (both, as lgpio's alerts for gpiozero's Button), once the kernel has
-        delivered this one."""
+        watches the line's edges, once the kernel has delivered this one and read its level."""
         before, level = self.interrupts(line), self.level(line)
+        slept = self.sleeps(line)
         (self.sysfs / f"sim_gpio{line}" / "pull").write_text("pull-up" if up else "pull-down")
         deadline = time.monotonic() + EDGE_S
-        while before is not None and self.level(line) != level and self.interrupts(line) == before:
+        while before is not None and self.level(line) != level and (
+                self.interrupts(line) == before or slept is not None and self.sleeps(line) == slept):
             if time.monotonic() > deadline:
                 raise TimeoutError(f"the kernel did not deliver the edge on line {line} within {EDGE_S} s")
             time.sleep(0.005)
@@ -89,17 +97,50 @@ class Chip:
 
     def interrupts(self, line: int) -> int | None:
         """The interrupts delivered for `line`'s edges so far; None when nothing watches them."""
-        irq = self._irqs.get(line)
-        if irq is None or not _is_line(irq, line):  # not found yet, or the line's mapping changed
-            irq = self._irqs[line] = next((irq for irq in IRQS.iterdir() if _is_line(irq, line)), None)
+        irq = self._irq(line)
         try:
             return None if irq is None else sum(int(count) for count in (irq / "per_cpu_count").read_text().split(","))
         except OSError:  # its mapping went with the program's request
             return None
+
+    def sleeps(self, line: int) -> int | None:
+        """How often the interrupt thread of `line`'s edges has gone to sleep, each time after its
+        pending edges were read; None when nothing watches them (or the interrupt has no thread)."""
+        thread = self.thread(line)
+        try:
+            status = (thread / "status").read_text() if thread else ""
+        except OSError:  # the request went, and its thread with it
+            return None
+        return next((int(row.split()[1]) for row in status.splitlines() if row.startswith("voluntary_ctxt_switches:")), None)
+
+    def thread(self, line: int) -> Path | None:
+        """/proc/PID of the kernel thread that finishes `line`'s edges ("irq/N-label"), or None."""
+        irq = self._irq(line)
+        if irq is None:
+            return None
+        thread = self._threads.get(irq.name)
+        if thread is None or not _is_thread(thread, irq.name):
+            thread = self._threads[irq.name] = next(
+                (task for task in Path("/proc").iterdir() if task.name.isdigit() and _is_thread(task, irq.name)), None)
+        return thread
+
+    def _irq(self, line: int) -> Path | None:
+        """/sys/kernel/irq/N of `line`'s edges, or None."""
+        irq = self._irqs.get(line)
+        if irq is None or not _is_line(irq, line):  # not found yet, or the line's mapping changed
+            irq = self._irqs[line] = next((irq for irq in IRQS.iterdir() if _is_line(irq, line)), None)
+        return irq
 
 
 def _is_line(irq: Path, line: int) -> bool:
     try:
         return (irq / "chip_name").read_text().strip() == "irq_sim" and (irq / "hwirq").read_text().strip() == str(line)
     except OSError:  # an interrupt without a chip, or gone meanwhile
+        return False
+
+
+def _is_thread(task: Path, irq: str) -> bool:
+    try:
+        return (task / "comm").read_text().startswith(f"irq/{irq}-")
+    except OSError:  # the task ended meanwhile
         return False

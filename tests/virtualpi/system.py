@@ -8,7 +8,8 @@ game's golden frame; then the failures a first Pi meets, each with what the owne
 
 1. The image (tests/virtualpi/image.py, cached), booted; the checkout copied in; the board started
    from pi.toml's wiring (virtualpi.service), and the service's drop-in that gives its own /proc the
-   board's identity; the board checked as lgpio and systemd will see it.
+   board's identity; the board checked as lgpio and systemd will see it; a press made while the
+   kernel is slow to finish its edges kept whole (tests/virtualpi/edges.py).
 2. install.sh --force (no /proc/device-tree/model here): its doctor, run as the service user with
    the real drivers, finds every part; the service starts under its own hardening (DevicePolicy,
    DeviceAllow, SupplementaryGroups, ProtectProc ...), READY, nothing in trouble, gpiozero on lgpio
@@ -135,6 +136,8 @@ def run(game: str, workdir: Path) -> Phases:
             vm.run("systemctl daemon-reload && systemctl enable virtualpi")
             pi.set_board(wiring())
         board_checks(vm)
+        with phases("a press while the kernel's edge thread is held back"):
+            edge_check(vm)
 
         with phases("install.sh"):
             result = table.install()
@@ -185,6 +188,14 @@ def board_checks(vm: VM) -> None:
                 "/dev/spidev0.0 spi 660 99", "/dev/spidev1.2 spi 660 99", f"/dev/i2c-1 i2c 660 {int(devices['i2c']):x}"]
     assert nodes[:5] == expected and devices["spi"] == "153", (nodes, devices)
     assert "Revision\t: d04170" in vm.run("cat /proc/cpuinfo").stdout
+
+
+def edge_check(vm: VM) -> None:
+    """tests/virtualpi/edges.py: with the line's interrupt thread held back, a press of bare pull
+    writes is lost (so the stall was real) and the board's press is not (it waits for the thread)."""
+    result = json.loads(vm.run(f"cd {SOURCE} && python3 -m tests.virtualpi.edges", timeout=120).stdout.splitlines()[-1])
+    assert result["bare"] == ["rising"], f"the edge thread was not held back, so this proves nothing: {result}"
+    assert result["pulled"] == ["falling", "rising"] and result["waited_s"] >= 1, f"the board's press did not wait for the edge thread: {result}"
 
 
 def service_checks(vm: VM, table: Table) -> None:

@@ -1,0 +1,91 @@
+"""A press while the kernel is slow to finish its edges (runs in the VM, as root; prints JSON):
+
+    python3 -m tests.virtualpi.edges
+
+What lost a press in a busy emulated VM, made on purpose: a program watches both edges of a line of
+a gpio-sim chip of its own (gpiomon, as lgpio's alerts for gpiozero's Button), and the line's
+interrupt thread, which reads the level that tells a press from a release (gpiosim.py), is held
+back: real-time busy loops on both virtual CPUs, above the thread's lowered priority, for
+`STALL_S`. A press made with bare writes of the line's pull (down, 100 ms, up) then reaches the
+program as one rising edge: lost. The same press made with `Chip.pull`, as the board makes every
+press, waits for the thread and reaches it whole: falling, then rising. The first proves the stall
+happened; the second that the hands' presses survive it.
+"""
+
+import json
+import os
+import select
+import subprocess
+import time
+
+from .gpiosim import Chip
+
+LINE = 5
+STALL_S = 2.0
+PRESS_S = 0.1
+
+
+def stall() -> list[subprocess.Popen]:
+    """Real-time busy loops (SCHED_FIFO 50) on both CPUs for STALL_S; `timeout`, at 60, ends them."""
+    loops = [subprocess.Popen(["chrt", "-f", "60", "timeout", str(STALL_S), "taskset", "-c", str(cpu),
+                               "chrt", "-f", "50", "sh", "-c", "while :; do :; done"]) for cpu in (0, 1)]
+    time.sleep(0.3)
+    return loops
+
+
+def spin(seconds: float) -> None:
+    """Wait without sleeping: a sleep would give the CPU to the busy loop for longer."""
+    until = time.monotonic() + seconds
+    while time.monotonic() < until:
+        pass
+
+
+def edges(monitor: subprocess.Popen) -> list[str]:
+    """The edges the monitor reported since last asked ("falling", "rising")."""
+    data = b""
+    while select.select([monitor.stdout], [], [], 0.5)[0]:
+        data += os.read(monitor.stdout.fileno(), 4096)
+    return data.decode().split()
+
+
+def main() -> int:
+    chip = Chip("edges")
+    name = chip.start()
+    os.sched_setaffinity(0, {0})
+    os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(99))
+    monitor = subprocess.Popen(["stdbuf", "-oL", "gpiomon", "-c", name, "-e", "both", "-b", "pull-up", "--format", "%E",
+                                str(LINE)], stdout=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 10
+        while (thread := chip.thread(LINE)) is None:
+            if time.monotonic() > deadline:
+                raise TimeoutError("gpiomon's request of the line has no interrupt thread")
+            time.sleep(0.05)
+        subprocess.run(["chrt", "-f", "-p", "1", thread.name], check=True)
+        pull = chip.sysfs / f"sim_gpio{LINE}" / "pull"
+        loops = stall()
+        pull.write_text("pull-down")
+        spin(PRESS_S)
+        pull.write_text("pull-up")
+        for loop in loops:
+            loop.wait()
+        bare = edges(monitor)
+        loops = stall()
+        started = time.monotonic()
+        chip.pull(LINE, up=False)
+        waited = time.monotonic() - started
+        spin(PRESS_S)
+        chip.pull(LINE, up=True)
+        for loop in loops:
+            loop.wait()
+        pulled = edges(monitor)
+    finally:
+        monitor.terminate()
+        monitor.wait()
+        chip.stop()
+    print(json.dumps({"bare": bare, "pulled": pulled, "waited_s": round(waited, 2)}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
