@@ -6,8 +6,8 @@ What lost a press in a busy emulated VM, made on purpose: a program watches both
 a gpio-sim chip of its own (gpiomon, as lgpio's alerts for gpiozero's Button), and the line's
 interrupt thread, which reads the level that tells a press from a release (gpiosim.py), is held
 back: real-time busy loops on both virtual CPUs, above the thread's lowered priority, for
-`STALL_S`. A press made with bare writes of the line's pull (down, 100 ms, up) then reaches the
-program as one rising edge: lost. The same press made with `Chip.pull`, as the board makes every
+`STALL_S` from when both run. A press made with bare writes of the line's pull (down, 100 ms, up)
+then reaches the program as one rising edge: lost. The same press made with `Chip.pull`, as the board makes every
 press, waits for the thread and reaches it whole: falling, then rising. The first proves the stall
 happened; the second that the hands' presses survive it.
 """
@@ -15,8 +15,12 @@ happened; the second that the hands' presses survive it.
 import json
 import os
 import select
+import shutil
 import subprocess
+import tempfile
+import threading
 import time
+from pathlib import Path
 
 from .gpiosim import Chip
 
@@ -25,12 +29,35 @@ STALL_S = 2.0
 PRESS_S = 0.1
 
 
-def stall() -> list[subprocess.Popen]:
-    """Real-time busy loops (SCHED_FIFO 50) on both CPUs for STALL_S; `timeout`, at 60, ends them."""
-    loops = [subprocess.Popen(["chrt", "-f", "60", "timeout", str(STALL_S), "taskset", "-c", str(cpu),
-                               "chrt", "-f", "50", "sh", "-c", "while :; do :; done"]) for cpu in (0, 1)]
-    time.sleep(0.3)
-    return loops
+class Stall:
+    """Real-time busy loops (SCHED_FIFO 50) on both CPUs, from when both run until `seconds` later,
+    when a thread of this process (SCHED_FIFO 99) ends them."""
+
+    def __init__(self, seconds: float = STALL_S):
+        self.seconds = seconds
+
+    def __enter__(self) -> "Stall":
+        marks = Path(tempfile.mkdtemp(prefix="edges-", dir="/run"))
+        self.loops = [subprocess.Popen(["taskset", "-c", str(cpu), "chrt", "-f", "50", "sh", "-c",
+                                        f"touch {marks}/{cpu}; while :; do :; done"]) for cpu in (0, 1)]
+        deadline = time.monotonic() + 30
+        while len(list(marks.iterdir())) < 2:
+            if time.monotonic() > deadline:
+                raise TimeoutError("the busy loops did not start within 30 s")
+            time.sleep(0.01)
+        shutil.rmtree(marks)
+        self.timer = threading.Timer(self.seconds, self.end)
+        self.timer.start()
+        return self
+
+    def end(self) -> None:
+        for loop in self.loops:
+            loop.kill()
+
+    def __exit__(self, *exc: object) -> None:
+        self.timer.join()
+        for loop in self.loops:
+            loop.wait()
 
 
 def spin(seconds: float) -> None:
@@ -63,21 +90,17 @@ def main() -> int:
             time.sleep(0.05)
         subprocess.run(["chrt", "-f", "-p", "1", thread.name], check=True)
         pull = chip.sysfs / f"sim_gpio{LINE}" / "pull"
-        loops = stall()
-        pull.write_text("pull-down")
-        spin(PRESS_S)
-        pull.write_text("pull-up")
-        for loop in loops:
-            loop.wait()
+        with Stall():
+            pull.write_text("pull-down")
+            spin(PRESS_S)
+            pull.write_text("pull-up")
         bare = edges(monitor)
-        loops = stall()
-        started = time.monotonic()
-        chip.pull(LINE, up=False)
-        waited = time.monotonic() - started
-        spin(PRESS_S)
-        chip.pull(LINE, up=True)
-        for loop in loops:
-            loop.wait()
+        with Stall():
+            started = time.monotonic()
+            chip.pull(LINE, up=False)
+            waited = time.monotonic() - started
+            spin(PRESS_S)
+            chip.pull(LINE, up=True)
         pulled = edges(monitor)
     finally:
         monitor.terminate()
