@@ -7,9 +7,9 @@ a gpio-sim chip of its own (gpiomon, as lgpio's alerts for gpiozero's Button), a
 interrupt thread, which reads the level that tells a press from a release (gpiosim.py), is held
 back: real-time busy loops on both virtual CPUs, above the thread's lowered priority, for
 `STALL_S` from when both run. A press made with bare writes of the line's pull (down, 100 ms, up)
-then reaches the program as one rising edge: lost. The same press made with `Chip.pull`, as the board makes every
-press, waits for the thread and reaches it whole: falling, then rising. The first proves the stall
-happened; the second that the hands' presses survive it.
+then reaches the program as one rising edge: lost. The same press made with `Chip.pull`, as the
+board makes every press, waits for the thread and reaches it whole: falling, then rising. The first
+proves the stall happened; the second that the hands' presses survive it.
 """
 
 import json
@@ -78,10 +78,12 @@ def edges(monitor: subprocess.Popen) -> list[str]:
 def main() -> int:
     chip = Chip("edges")
     name = chip.start()
-    os.sched_setaffinity(0, {0})
-    os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(99))
     monitor = subprocess.Popen(["stdbuf", "-oL", "gpiomon", "-c", name, "-e", "both", "-b", "pull-up", "--format", "%E",
                                 str(LINE)], stdout=subprocess.PIPE)
+    # above the busy loops on CPU 0, so this process presses on time; the monitor, started before,
+    # stays an ordinary process, as the table's lgpio is
+    os.sched_setaffinity(0, {0})
+    os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(99))
     try:
         deadline = time.monotonic() + 10
         while (thread := chip.thread(LINE)) is None:
